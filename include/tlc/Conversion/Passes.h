@@ -1,0 +1,22 @@
+//===- Passes.h - Lowerings of the tile dialect -----------------*- C++ -*-===//
+#ifndef TLC_CONVERSION_PASSES_H
+#define TLC_CONVERSION_PASSES_H
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/Pass.h"
+
+namespace tlc {
+#define GEN_PASS_DECL
+#include "tlc/Conversion/Passes.h.inc"
+#define GEN_PASS_REGISTRATION
+#include "tlc/Conversion/Passes.h.inc"
+} // namespace tlc
+
+#endif // TLC_CONVERSION_PASSES_H

@@ -1,0 +1,68 @@
+//===- Passes.td - Lowerings of the tile dialect -----------*- tablegen -*-===//
+#ifndef TLC_CONVERSION_PASSES_TD
+#define TLC_CONVERSION_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def ConvertTileToCPU : Pass<"convert-tile-to-cpu", "mlir::ModuleOp"> {
+  let summary = "Lower tile ops to scf/vector/memref for the CPU";
+  let description = [{
+    On the CPU a block is a task and every tile (shared, fragment, local) is
+    block-local memory on the stack. This pass:
+    - turns `tile.alloc` into `memref.alloca` and drops tile memory scopes;
+    - lowers `tile.copy` to row loops of masked vector transfers (ragged
+      edges read zero and are not written), converting element types;
+    - lowers `tile.gemm` to a register-blocked micro-kernel: an MRxNR block
+      of C lives in vector registers across the K loop, fed by broadcast A
+      elements and vector rows of B (`vector.fma`);
+    - lowers `tile.reduce` to vector accumulation plus `vector.reduction`;
+    - vectorizes `tile.parallel` along its innermost dimension (uniform
+      values stay scalar, lane-varying ones become vectors; contiguous
+      accesses become vector loads/stores), with a scalar remainder;
+    - turns each kernel into the CPU block ABI: `tile.block_id` becomes three
+      trailing index arguments and the function gets a C interface.
+
+    Before:
+    ```mlir
+    tile.fill %acc, %zero : memref<4x16xf32, #tile.scope<fragment>>, f32
+    ```
+    After (vector-bits=256):
+    ```mlir
+    %a = memref.alloca() : memref<4x16xf32>
+    scf.for ... { vector.store %zeros, ... : memref<64xf32>, vector<8xf32> }
+    ```
+  }];
+  let options = [
+    Option<"vectorBits", "vector-bits", "unsigned", "256",
+           "width of the target's vector registers in bits">
+  ];
+  let dependentDialects = [
+    "mlir::arith::ArithDialect", "mlir::memref::MemRefDialect",
+    "mlir::scf::SCFDialect", "mlir::vector::VectorDialect",
+    "mlir::math::MathDialect", "mlir::func::FuncDialect",
+    "mlir::LLVM::LLVMDialect"
+  ];
+}
+
+def CPUApproximateMath : Pass<"cpu-approximate-math"> {
+  let summary = "Replace math functions by polynomial approximations";
+  let description = [{
+    Vector `math.exp`, `math.tanh`, `math.erf`, `math.log` (and others the
+    upstream patterns cover) would otherwise become one libm call per lane.
+    This pass rewrites them, scalar and vector alike, into the polynomial
+    approximations MLIR provides (f32 accuracy; f16/bf16 compute in f32), so
+    `parallel` bodies with transcendental functions stay vectorized.
+
+    Before:
+    ```mlir
+    %y = math.exp %x : vector<8xf32>
+    ```
+    After: arith/vector ops only (fma, bitcasts, selects), no `math.exp`.
+  }];
+  let dependentDialects = [
+    "mlir::arith::ArithDialect", "mlir::math::MathDialect",
+    "mlir::vector::VectorDialect"
+  ];
+}
+
+#endif // TLC_CONVERSION_PASSES_TD

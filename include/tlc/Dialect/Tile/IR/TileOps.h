@@ -1,0 +1,14 @@
+//===- TileOps.h - Operations of the tile dialect ---------------*- C++ -*-===//
+#ifndef TLC_DIALECT_TILE_IR_TILEOPS_H
+#define TLC_DIALECT_TILE_IR_TILEOPS_H
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "tlc/Dialect/Tile/IR/TileDialect.h"
+
+#define GET_OP_CLASSES
+#include "tlc/Dialect/Tile/IR/TileOps.h.inc"
+
+#endif // TLC_DIALECT_TILE_IR_TILEOPS_H

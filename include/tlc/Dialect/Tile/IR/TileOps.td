@@ -1,0 +1,139 @@
+//===- TileOps.td - Operations of the tile dialect ---------*- tablegen -*-===//
+#ifndef TLC_TILE_OPS_TD
+#define TLC_TILE_OPS_TD
+
+include "tlc/Dialect/Tile/IR/TileDialect.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
+include "mlir/IR/OpAsmInterface.td"
+
+class Tile_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Tile_Dialect, mnemonic, traits>;
+
+def Tile_AllocOp : Tile_Op<"alloc"> {
+  let summary = "allocate a tile in a memory scope";
+  let description = [{
+    ```mlir
+    %As = tile.alloc : memref<128x32xf16, #tile.scope<shared>>
+    ```
+    The shape is static; the memory space says where the tile lives.
+  }];
+  let results = (outs Res<AnyStaticShapeMemRef, "", [MemAlloc]>:$result);
+  let assemblyFormat = "attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tile_BlockIdOp : Tile_Op<"block_id", [Pure]> {
+  let summary = "index of the current block along one grid dimension";
+  let arguments = (ins ConfinedAttr<I64Attr, [IntMinValue<0>, IntMaxValue<2>]>:$dim);
+  let results = (outs Index:$result);
+  let assemblyFormat = "$dim attr-dict";
+}
+
+def Tile_CopyOp : Tile_Op<"copy", [AttrSizedOperandSegments]> {
+  let summary = "copy a tile, converting its element type on the way";
+  let description = [{
+    Copies between two memrefs. At most one side carries indices: that side
+    is a window whose origin is the indices and whose extent is the shape of
+    the other side, laid over its trailing dimensions (leading dimensions are
+    indexed points). Elements of the window outside the memref's bounds read
+    as zero and are not written, so ragged edges are safe.
+
+    ```mlir
+    tile.copy %A[%i, %k] to %As : memref<?x?xf16, strided<[?, 1], offset: ?>>, memref<128x32xf16, #tile.scope<shared>>
+    tile.copy %acc to %C[%i, %j] : memref<128x128xf32, #tile.scope<fragment>>, memref<?x?xf16, strided<[?, 1], offset: ?>>
+    ```
+  }];
+  let arguments = (ins Arg<AnyMemRef, "", [MemRead]>:$source,
+                       Variadic<Index>:$sourceIndices,
+                       Arg<AnyMemRef, "", [MemWrite]>:$dest,
+                       Variadic<Index>:$destIndices);
+  let assemblyFormat = [{
+    $source (`[` $sourceIndices^ `]`)? `to` $dest (`[` $destIndices^ `]`)?
+    attr-dict `:` type($source) `,` type($dest)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The shape of the region copied (the shape of the un-indexed side).
+    llvm::ArrayRef<int64_t> getTileShape();
+  }];
+}
+
+def Tile_FillOp : Tile_Op<"fill"> {
+  let summary = "set every element of a tile to a value";
+  let arguments = (ins Arg<AnyStaticShapeMemRef, "", [MemWrite]>:$dest,
+                       AnyType:$value);
+  let assemblyFormat = "$dest `,` $value attr-dict `:` type($dest) `,` type($value)";
+  let hasVerifier = 1;
+}
+
+def Tile_GemmOp : Tile_Op<"gemm"> {
+  let summary = "C (+)= op(A) * op(B) on tiles";
+  let description = [{
+    `op(A)` is A or its transpose (`transpose_a`), likewise for B. op(A) is
+    MxK, op(B) is KxN, C is MxN. With `clear`, C is overwritten; otherwise the
+    product is accumulated into C. Products are accumulated in C's type.
+  }];
+  let arguments = (ins Arg<AnyStaticShapeMemRef, "", [MemRead]>:$a,
+                       Arg<AnyStaticShapeMemRef, "", [MemRead]>:$b,
+                       Arg<AnyStaticShapeMemRef, "", [MemRead, MemWrite]>:$c,
+                       UnitAttr:$transpose_a, UnitAttr:$transpose_b,
+                       UnitAttr:$clear);
+  let assemblyFormat = "$a `,` $b `,` $c attr-dict `:` type($a) `,` type($b) `,` type($c)";
+  let hasVerifier = 1;
+}
+
+def Tile_ReduceOp : Tile_Op<"reduce"> {
+  let summary = "reduce a tile along one dimension";
+  let description = [{
+    `dest` has the shape of `source` without dimension `dim`. With `clear`
+    the result overwrites dest; otherwise it is combined with dest's values.
+  }];
+  let arguments = (ins Arg<AnyStaticShapeMemRef, "", [MemRead]>:$source,
+                       Arg<AnyStaticShapeMemRef, "", [MemRead, MemWrite]>:$dest,
+                       Tile_ReduceKindAttr:$kind, I64Attr:$dim, UnitAttr:$clear);
+  let assemblyFormat = "$kind $source `to` $dest attr-dict `:` type($source) `,` type($dest)";
+  let hasVerifier = 1;
+}
+
+def Tile_AtomicAddOp : Tile_Op<"atomic_add"> {
+  let summary = "atomically add a tile into a window of a tensor";
+  let arguments = (ins Arg<AnyStaticShapeMemRef, "", [MemRead]>:$source,
+                       Arg<AnyMemRef, "", [MemRead, MemWrite]>:$dest,
+                       Variadic<Index>:$destIndices);
+  let assemblyFormat = [{
+    $source `to` $dest `[` $destIndices `]` attr-dict `:` type($source) `,` type($dest)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_YieldOp : Tile_Op<"yield", [Pure, Terminator, ReturnLike,
+                                     ParentOneOf<["ParallelOp"]>]> {
+  let summary = "terminates a tile.parallel body";
+  let assemblyFormat = "attr-dict";
+}
+
+def Tile_ParallelOp : Tile_Op<"parallel", [
+    SingleBlockImplicitTerminator<"YieldOp">, RecursiveMemoryEffects]> {
+  let summary = "elementwise loop nest over a tile-shaped index space";
+  let description = [{
+    The body runs once per point of `shape`, in no particular order and
+    possibly concurrently; iterations must not depend on each other. The
+    block arguments are the indices.
+
+    ```mlir
+    tile.parallel [128, 64] {
+    ^bb0(%i: index, %j: index):
+      ...
+    }
+    ```
+  }];
+  let arguments = (ins DenseI64ArrayAttr:$shape);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = "$shape $body attr-dict";
+  let hasVerifier = 1;
+  let skipDefaultBuilders = 1;
+  let builders = [OpBuilder<(ins "llvm::ArrayRef<int64_t>":$shape)>];
+}
+
+#endif // TLC_TILE_OPS_TD

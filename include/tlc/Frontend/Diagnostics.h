@@ -1,0 +1,46 @@
+//===- Diagnostics.h - Clang-style diagnostics for .tl sources --*- C++ -*-===//
+//
+// Errors print as `file:line:col: error: message`, the source line and a
+// caret, through llvm::SourceMgr. The engine counts errors so the driver can
+// report several in one run and still exit non-zero.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TLC_FRONTEND_DIAGNOSTICS_H
+#define TLC_FRONTEND_DIAGNOSTICS_H
+
+#include "llvm/ADT/Twine.h"
+#include "llvm/Support/SMLoc.h"
+#include "llvm/Support/SourceMgr.h"
+
+namespace tlc {
+
+class DiagnosticEngine {
+public:
+  explicit DiagnosticEngine(llvm::SourceMgr &srcMgr) : srcMgr(srcMgr) {}
+
+  void error(llvm::SMLoc loc, const llvm::Twine &msg,
+             llvm::ArrayRef<llvm::SMRange> ranges = {});
+  void error(llvm::SMRange range, const llvm::Twine &msg) {
+    error(range.Start, msg, {range});
+  }
+  void warning(llvm::SMLoc loc, const llvm::Twine &msg);
+  void note(llvm::SMLoc loc, const llvm::Twine &msg);
+
+  unsigned errorCount() const { return numErrors; }
+  bool hasErrors() const { return numErrors != 0; }
+  /// After this many errors further ones are dropped (and a note says so).
+  void setErrorLimit(unsigned limit) { errorLimit = limit; }
+  bool tooManyErrors() const { return numErrors >= errorLimit; }
+
+  llvm::SourceMgr &getSourceMgr() { return srcMgr; }
+
+private:
+  llvm::SourceMgr &srcMgr;
+  unsigned numErrors = 0;
+  unsigned errorLimit = 20;
+  bool limitReported = false;
+};
+
+} // namespace tlc
+
+#endif // TLC_FRONTEND_DIAGNOSTICS_H

@@ -1,0 +1,108 @@
+//===- Sema.h - Name resolution, types, shapes, constants -------*- C++ -*-===//
+//
+// Sema checks a parsed program and annotates its AST in place: every name is
+// bound to a Symbol, every expression gets a Type (and a ConstValue when it is
+// known at compile time), parameters are evaluated (defaults, then -D), and
+// every tile op is checked for shapes and dtypes. Generic tile fns are
+// instantiated per distinct set of bindings (each instance is a checked clone).
+// After a successful check, MLIRGen and the stub emitter need no further
+// checking.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TLC_FRONTEND_SEMA_H
+#define TLC_FRONTEND_SEMA_H
+
+#include "tlc/Frontend/AST.h"
+#include "tlc/Frontend/Diagnostics.h"
+
+#include "llvm/ADT/StringMap.h"
+
+#include <deque>
+#include <map>
+
+namespace tlc {
+
+enum class SymbolKind {
+  Param,      // compile-time value or dtype parameter
+  SymDim,     // symbolic dimension bound from argument shapes
+  Arg,        // kernel or tile fn argument (tensor, tile or scalar)
+  Tile,       // shared / fragment / local allocation
+  Let,        // immutable scalar
+  Var,        // mutable scalar
+  LoopVar,    // `for` induction variable
+  BlockIndex, // `as (bx, ...)`
+  ParallelIndex,
+  Constant,   // builtins such as inf and pi
+};
+
+struct Symbol {
+  SymbolKind kind;
+  std::string name;
+  llvm::SMRange range;
+  Type type;
+  std::optional<ConstValue> constValue;
+  int index = -1; // argument position, grid dimension or parallel dimension
+};
+
+/// One (argument, dimension) position bound to a symbolic dimension.
+struct DimUse {
+  unsigned arg;
+  unsigned dim;
+};
+
+struct SymDimInfo {
+  std::string name;
+  std::vector<DimUse> uses;
+  std::optional<int64_t> staticValue; // from -D NAME=V
+};
+
+/// Everything later stages need about one checked kernel.
+struct KernelInfo {
+  KernelDecl *decl = nullptr;
+  std::string name;
+  std::vector<std::pair<std::string, ConstValue>> params; // final values
+  std::vector<SymDimInfo> symDims;
+  std::vector<Symbol *> args;
+  int64_t threads = 128;
+};
+
+/// A checked instance of a (possibly generic) tile fn.
+struct FnInstance {
+  FnDecl *generic = nullptr;
+  std::unique_ptr<FnDecl> decl; // checked clone
+  std::vector<ConstValue> bindings;
+  std::string mangledName;
+  std::vector<Symbol *> args;
+  Type returnType;
+};
+
+/// The main file and every file it imports, each parsed once.
+struct Program {
+  std::vector<std::unique_ptr<Module>> modules; // modules[0] is the main file
+};
+
+class Sema {
+public:
+  /// `defines` maps NAME to the text after `-D NAME=`.
+  Sema(DiagnosticEngine &diags, std::map<std::string, std::string> defines);
+  ~Sema();
+
+  /// Checks the program. Returns false if any error was reported.
+  bool check(Program &program);
+
+  const std::vector<KernelInfo> &kernels() const { return kernelInfos; }
+  const std::deque<FnInstance> &fnInstances() const { return instances; }
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> impl;
+  std::vector<KernelInfo> kernelInfos;
+  std::deque<FnInstance> instances;
+};
+
+/// Deep copy of a tile fn declaration (Sema annotations are not copied).
+std::unique_ptr<FnDecl> cloneFn(const FnDecl &fn);
+
+} // namespace tlc
+
+#endif // TLC_FRONTEND_SEMA_H

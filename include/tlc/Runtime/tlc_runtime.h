@@ -1,0 +1,430 @@
+/* tlc_runtime.h - Header-only runtime shared by tlc-generated launch stubs. */
+/*===----------------------------------------------------------------------===
+ *
+ * The C part (tensors, dtypes, launch options, status codes) is valid C99 and
+ * is what the extern "C" entry points of generated stubs use. The C++ part
+ * (namespace tlc) adds Status, tensor helpers and the CPU thread pool that
+ * runs the blocks of a kernel grid. Only the standard library is needed;
+ * link with -pthread.
+ *
+ *===----------------------------------------------------------------------===*/
+#ifndef TLC_RUNTIME_TLC_RUNTIME_H
+#define TLC_RUNTIME_TLC_RUNTIME_H
+
+#include <stddef.h>
+#include <stdint.h>
+#ifndef __cplusplus
+#include <stdbool.h>
+#endif
+
+/*===--- C ABI ------------------------------------------------------------===*/
+
+/* Element types; the values match tlc::DType. */
+typedef enum tlc_dtype {
+  TLC_F64 = 0,
+  TLC_F32 = 1,
+  TLC_F16 = 2,
+  TLC_BF16 = 3,
+  TLC_I64 = 4,
+  TLC_I32 = 5,
+  TLC_I16 = 6,
+  TLC_I8 = 7,
+  TLC_U8 = 8,
+  TLC_BOOL = 9 /* one byte per element, 0 or 1 */
+} tlc_dtype;
+
+/* Status codes returned by the C entry points. */
+#define TLC_OK 0
+#define TLC_ERR_INVALID_ARGUMENT (-1)
+#define TLC_ERR_ALIGNMENT (-2)
+#define TLC_ERR_RUNTIME (-3)
+
+#define TLC_MAX_RANK 8
+
+/* A view of a strided tensor owned by the caller. `strides` count elements,
+ * not bytes; the innermost dimension must be contiguous (stride 1). */
+typedef struct tlc_tensor {
+  void *data;
+  int32_t dtype; /* a tlc_dtype */
+  int32_t rank;  /* 1 to TLC_MAX_RANK */
+  int64_t shape[TLC_MAX_RANK];
+  int64_t strides[TLC_MAX_RANK];
+} tlc_tensor;
+
+typedef struct tlc_launch_options {
+  int32_t num_threads; /* 0 = hardware threads */
+  void *stream;        /* GPU targets; ignored on CPU */
+} tlc_launch_options;
+
+/*===--- C++ API ----------------------------------------------------------===*/
+
+#ifdef __cplusplus
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <functional>
+#include <initializer_list>
+#include <limits>
+#include <mutex>
+#include <string>
+#include <system_error>
+#include <thread>
+#include <vector>
+
+namespace tlc {
+
+/// The result of a launch: code is one of TLC_OK / TLC_ERR_*, message says
+/// what went wrong (empty on success).
+struct Status {
+  int code = TLC_OK;
+  std::string message;
+  bool ok() const { return code == TLC_OK; }
+};
+
+using TensorView = tlc_tensor;
+
+/// A tensor view with explicit strides (in elements).
+inline TensorView makeTensor(void *data, tlc_dtype dtype,
+                             std::initializer_list<int64_t> shape,
+                             std::initializer_list<int64_t> strides) {
+  TensorView t{};
+  t.data = data;
+  t.dtype = dtype;
+  // A rank above TLC_MAX_RANK (or a strides list of another length) is kept
+  // visible in `rank` so that launching reports it instead of truncating.
+  t.rank = static_cast<int32_t>(shape.size());
+  if (strides.size() != shape.size())
+    t.rank = -1;
+  size_t i = 0;
+  for (int64_t s : shape)
+    if (i < TLC_MAX_RANK)
+      t.shape[i++] = s;
+  i = 0;
+  for (int64_t s : strides)
+    if (i < TLC_MAX_RANK)
+      t.strides[i++] = s;
+  return t;
+}
+
+/// A contiguous row-major tensor view.
+inline TensorView makeTensor(void *data, tlc_dtype dtype,
+                             std::initializer_list<int64_t> shape) {
+  TensorView t{};
+  t.data = data;
+  t.dtype = dtype;
+  t.rank = static_cast<int32_t>(shape.size());
+  size_t n = std::min<size_t>(shape.size(), TLC_MAX_RANK);
+  std::copy(shape.begin(), shape.begin() + n, t.shape);
+  int64_t stride = 1;
+  for (size_t i = n; i-- > 0;) {
+    t.strides[i] = stride;
+    stride *= std::max<int64_t>(t.shape[i], 1);
+  }
+  return t;
+}
+
+/// tlc_launch_options with defaults: all hardware threads, no stream.
+struct LaunchOptions : tlc_launch_options {
+  LaunchOptions() : tlc_launch_options{0, nullptr} {}
+  explicit LaunchOptions(int32_t numThreads, void *gpuStream = nullptr)
+      : tlc_launch_options{numThreads, gpuStream} {}
+  LaunchOptions(const tlc_launch_options &o) : tlc_launch_options(o) {}
+};
+
+/// Ceiling division for b > 0.
+inline int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+namespace runtime {
+
+/// A persistent pool of worker threads. Use parallelFor() rather than this
+/// class directly.
+class ThreadPool {
+public:
+  ThreadPool() = default;
+  ThreadPool(const ThreadPool &) = delete;
+  ThreadPool &operator=(const ThreadPool &) = delete;
+  ~ThreadPool() { shutdown(); }
+
+  /// Runs fn(0) ... fn(numTasks - 1) on up to numThreads threads, the caller
+  /// included. Calls from several threads are serialized.
+  void run(int64_t numTasks, int numThreads,
+           const std::function<void(int64_t)> &fn) {
+    std::lock_guard<std::mutex> callLock(callMutex);
+    int64_t wanted = std::min<int64_t>(numThreads - 1, numTasks - 1);
+    int helpers = grow(static_cast<int>(std::max<int64_t>(wanted, 0)));
+    if (helpers == 0) { // shut down, or no thread could be created
+      for (int64_t i = 0; i < numTasks; ++i)
+        fn(i);
+      return;
+    }
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      job = &fn;
+      jobTasks = numTasks;
+      next.store(0, std::memory_order_relaxed);
+      jobHelpers = helpers;
+      finished = 0;
+      error = nullptr;
+      ++generation;
+    }
+    wake.notify_all();
+    work();
+    std::unique_lock<std::mutex> lock(mutex);
+    done.wait(lock, [&] { return finished == jobHelpers; });
+    job = nullptr;
+    std::exception_ptr e = error;
+    error = nullptr;
+    lock.unlock();
+    if (e)
+      std::rethrow_exception(e);
+  }
+
+  /// Stops and joins the workers once they finish the job at hand. Later
+  /// run() calls execute inline.
+  void shutdown() {
+    std::vector<std::thread> stopped;
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      stopping = true;
+      stopped.swap(workers);
+    }
+    wake.notify_all();
+    for (std::thread &t : stopped) {
+      if (t.get_id() == std::this_thread::get_id())
+        t.detach(); // exit() called from a task running on this worker
+      else if (t.joinable())
+        t.join();
+    }
+  }
+
+  /// True on a thread that is running a task of this pool.
+  static bool &insideTask() {
+    static thread_local bool inside = false;
+    return inside;
+  }
+
+private:
+  /// Makes sure `wanted` workers exist; returns how many of them the job can
+  /// use (fewer when thread creation fails, 0 after shutdown).
+  int grow(int wanted) {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (stopping)
+      return 0;
+    while (static_cast<int>(workers.size()) < wanted) {
+      try {
+        int id = static_cast<int>(workers.size());
+        uint64_t seen = generation;
+        workers.emplace_back([this, id, seen] { workerLoop(id, seen); });
+      } catch (const std::system_error &) {
+        break;
+      }
+    }
+    return std::min(wanted, static_cast<int>(workers.size()));
+  }
+
+  /// Takes tasks until none are left. An exception stops the job and is
+  /// handed to the caller.
+  void work() {
+    bool &inside = insideTask();
+    bool wasInside = inside;
+    inside = true;
+    for (;;) {
+      int64_t i = next.fetch_add(1, std::memory_order_relaxed);
+      if (i >= jobTasks)
+        break;
+      try {
+        (*job)(i);
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(mutex);
+        if (!error)
+          error = std::current_exception();
+        next.store(jobTasks, std::memory_order_relaxed);
+      }
+    }
+    inside = wasInside;
+  }
+
+  void workerLoop(int id, uint64_t seen) {
+    std::unique_lock<std::mutex> lock(mutex);
+    for (;;) {
+      wake.wait(lock, [&] { return stopping || generation != seen; });
+      if (stopping)
+        return;
+      seen = generation;
+      if (id >= jobHelpers)
+        continue;
+      lock.unlock();
+      work();
+      lock.lock();
+      if (++finished == jobHelpers)
+        done.notify_one();
+    }
+  }
+
+  std::mutex callMutex; // serializes run()
+  std::mutex mutex;     // guards everything below except `next`
+  std::condition_variable wake, done;
+  std::vector<std::thread> workers;
+  bool stopping = false;
+  uint64_t generation = 0;
+  const std::function<void(int64_t)> *job = nullptr;
+  int64_t jobTasks = 0;
+  int jobHelpers = 0;
+  int finished = 0;
+  std::exception_ptr error;
+  std::atomic<int64_t> next{0};
+};
+
+/// The process-wide pool, created on first use. Its workers are joined at
+/// exit, but the pool itself is never destroyed: exit() may be called while a
+/// launch is in flight (even from inside a task), and destroying a condition
+/// variable that a thread still waits on would block forever.
+inline ThreadPool &threadPool() {
+  static ThreadPool *pool = new ThreadPool;
+  static struct Joiner {
+    ~Joiner() { pool->shutdown(); }
+  } joiner;
+  return *pool;
+}
+
+/// Most threads one parallelFor uses.
+constexpr int kMaxThreads = 1024;
+
+/// Runs fn(i) for every i in [0, numTasks), each exactly once, on up to
+/// numThreads threads (<= 0: the hardware thread count), the caller included.
+/// Tasks must be independent. Runs inline when one thread or one task
+/// suffices, and when called from inside a task. Exceptions thrown by fn stop
+/// the remaining tasks and are rethrown here.
+inline void parallelFor(int64_t numTasks, int numThreads,
+                        const std::function<void(int64_t)> &fn) {
+  if (numTasks <= 0)
+    return;
+  if (numThreads <= 0)
+    numThreads = static_cast<int>(std::thread::hardware_concurrency());
+  numThreads = std::min(std::max(numThreads, 1), kMaxThreads);
+  if (numThreads == 1 || numTasks == 1 || ThreadPool::insideTask()) {
+    for (int64_t i = 0; i < numTasks; ++i)
+      fn(i);
+    return;
+  }
+  threadPool().run(numTasks, numThreads, fn);
+}
+
+//===--- Helpers for generated stubs -------------------------------------===//
+
+inline const char *dtypeName(int32_t dtype) {
+  static const char *const names[] = {"f64", "f32", "f16", "bf16", "i64",
+                                      "i32", "i16", "i8",  "u8",   "bool"};
+  return dtype >= 0 && dtype <= TLC_BOOL ? names[dtype] : "?";
+}
+
+inline int64_t elementSize(int32_t dtype) {
+  static const int64_t sizes[] = {8, 4, 2, 2, 8, 4, 2, 1, 1, 1};
+  return dtype >= 0 && dtype <= TLC_BOOL ? sizes[dtype] : 0;
+}
+
+inline Status invalidArgument(std::string message) {
+  return Status{TLC_ERR_INVALID_ARGUMENT, std::move(message)};
+}
+
+/// Checks one tensor argument against the kernel's dtype and rank: a valid
+/// dtype and rank, sizes >= 0, data non-null (unless the tensor is empty) and
+/// aligned to the element size, innermost stride 1 (unless that size is <= 1).
+/// `type` is the declared type for messages, e.g. "f32[M, K]".
+inline Status checkTensor(const char *kernel, const char *name,
+                          const TensorView &t, tlc_dtype dtype, int32_t rank,
+                          const char *type) {
+  std::string at = std::string(kernel) + ": " + name;
+  if (t.dtype < 0 || t.dtype > TLC_BOOL)
+    return invalidArgument(at + " has invalid dtype code " +
+                           std::to_string(t.dtype));
+  if (t.dtype != dtype)
+    return invalidArgument(at + " has dtype " + dtypeName(t.dtype) +
+                           " but the kernel expects " + type);
+  if (t.rank != rank)
+    return invalidArgument(at + " has rank " + std::to_string(t.rank) +
+                           " but the kernel expects " + type);
+  bool empty = false;
+  for (int32_t d = 0; d < rank; ++d) {
+    if (t.shape[d] < 0)
+      return invalidArgument(at + ".shape[" + std::to_string(d) + "] is " +
+                             std::to_string(t.shape[d]) +
+                             "; sizes must be >= 0");
+    empty |= t.shape[d] == 0;
+  }
+  if (!t.data && !empty)
+    return invalidArgument(at + ".data is NULL");
+  int64_t size = elementSize(dtype);
+  if (reinterpret_cast<uintptr_t>(t.data) % static_cast<uintptr_t>(size))
+    return Status{TLC_ERR_ALIGNMENT, at + ".data is not aligned to " +
+                                         std::to_string(size) + " bytes (" +
+                                         dtypeName(dtype) + " elements)"};
+  if (t.strides[rank - 1] != 1 && t.shape[rank - 1] > 1)
+    return invalidArgument(at + ".strides[" + std::to_string(rank - 1) +
+                           "] is " + std::to_string(t.strides[rank - 1]) +
+                           " but the innermost dimension must be contiguous "
+                           "(stride 1)");
+  return Status{};
+}
+
+/// "gemm: B.shape[0] is 300 but K = 256 (from A.shape[1])"
+inline Status dimMismatch(const char *kernel, const char *name, int dim,
+                          int64_t actual, const std::string &expected) {
+  return invalidArgument(std::string(kernel) + ": " + name + ".shape[" +
+                         std::to_string(dim) + "] is " +
+                         std::to_string(actual) + " but " + expected);
+}
+
+/// Integer division in a grid expression; sets `failed` on a zero divisor.
+inline int64_t checkedDiv(int64_t a, int64_t b, bool &failed) {
+  if (b == 0 || (b == -1 && a == std::numeric_limits<int64_t>::min())) {
+    failed = true;
+    return 0;
+  }
+  return a / b;
+}
+
+inline int64_t checkedRem(int64_t a, int64_t b, bool &failed) {
+  if (b == 0) {
+    failed = true;
+    return 0;
+  }
+  return b == -1 ? 0 : a % b;
+}
+
+/// cdiv in a grid expression; sets `failed` on a divisor <= 0.
+inline int64_t checkedCdiv(int64_t a, int64_t b, bool &failed) {
+  if (b <= 0) {
+    failed = true;
+    return 0;
+  }
+  return cdiv(a, b);
+}
+
+/// Copies at most len - 1 characters of message and a NUL into buf.
+inline void copyMessage(const char *message, char *buf, size_t len) noexcept {
+  if (!buf || len == 0)
+    return;
+  size_t n = std::min(std::strlen(message), len - 1);
+  std::memcpy(buf, message, n);
+  buf[n] = '\0';
+}
+
+} // namespace runtime
+} // namespace tlc
+
+/// Writes the status message into buf (truncated, NUL-terminated; "" on
+/// success; buf may be NULL) and returns the status code.
+inline int tlc_status_to_c(const tlc::Status &status, char *buf,
+                           size_t len) noexcept {
+  tlc::runtime::copyMessage(status.message.c_str(), buf, len);
+  return status.code;
+}
+
+#endif /* __cplusplus */
+
+#endif /* TLC_RUNTIME_TLC_RUNTIME_H */

@@ -1,0 +1,58 @@
+//===- Target.h - What a tlc code-generation target provides ----*- C++ -*-===//
+//
+// A target turns the tile IR (after the target-neutral passes) into device
+// code and launch stubs. Each target lives in its own folder under
+// lib/Target and is listed once in lib/Target/Registry.cpp.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TLC_TARGET_TARGET_H
+#define TLC_TARGET_TARGET_H
+
+#include "tlc/Frontend/Sema.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/Support/Error.h"
+
+#include <memory>
+
+namespace llvm {
+class Module;
+class LLVMContext;
+} // namespace llvm
+
+namespace tlc {
+
+/// What `-emit=` asks for, beyond the target-neutral ast and tile forms.
+enum class EmitKind { LLVM, Asm, Obj };
+
+class Target {
+public:
+  virtual ~Target() = default;
+  virtual llvm::StringRef name() const = 0;
+  /// The default for `-arch=` (e.g. "native" on the CPU).
+  virtual llvm::StringRef defaultArch() const = 0;
+  /// Resolves `-arch=`; an error names the accepted values.
+  virtual llvm::Error setArch(llvm::StringRef arch) = 0;
+  /// Passes that lower tile IR to the LLVM dialect.
+  virtual void buildLoweringPipeline(mlir::OpPassManager &pm) const = 0;
+  /// Translates the LLVM-dialect module to optimized LLVM IR.
+  virtual llvm::Expected<std::unique_ptr<llvm::Module>>
+  translate(mlir::ModuleOp module, llvm::LLVMContext &ctx,
+            unsigned optLevel) const = 0;
+  /// Writes assembly or an object file for `module`.
+  virtual llvm::Error emitCode(llvm::Module &module, EmitKind kind,
+                               llvm::raw_pwrite_stream &os) const = 0;
+  /// The launch stub of one kernel: header and source text.
+  virtual void emitStub(const KernelInfo &kernel, llvm::StringRef headerName,
+                        std::string &header, std::string &source) const = 0;
+  /// File name extension of the compiled kernel (".o").
+  virtual llvm::StringRef binaryExtension() const = 0;
+};
+
+/// The target called `name`, or nullptr (then `known` lists the names).
+std::unique_ptr<Target> createTarget(llvm::StringRef name, std::string &known);
+
+} // namespace tlc
+
+#endif // TLC_TARGET_TARGET_H

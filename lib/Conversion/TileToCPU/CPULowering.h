@@ -1,0 +1,53 @@
+//===- CPULowering.h - Shared pieces of the tile-to-CPU lowering -*- C++ -*-===//
+//
+// Each tile op has its own lowering function; they share the chunking helper
+// and element-type casts declared here.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TLC_LIB_CONVERSION_TILETOCPU_CPULOWERING_H
+#define TLC_LIB_CONVERSION_TILETOCPU_CPULOWERING_H
+
+#include "tlc/Dialect/Tile/IR/TileOps.h"
+
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/Builders.h"
+
+#include <functional>
+
+namespace tlc::cpu {
+
+/// Lanes of a vector register for `elementType` (at least 1).
+int64_t vectorLanes(mlir::Type elementType, unsigned vectorBits);
+
+/// Covers [0, total) in chunks of `lanes`: an scf.for over the full chunks,
+/// then one static tail chunk. `body(offset, width)` emits one chunk.
+void forEachChunk(mlir::OpBuilder &b, mlir::Location loc, int64_t total,
+                  int64_t lanes,
+                  const std::function<void(mlir::Value, int64_t)> &body);
+
+/// Emits a loop nest over `extents` (may be empty) and calls `body` with the
+/// induction variables at the innermost level.
+void buildLoopNest(mlir::OpBuilder &b, mlir::Location loc,
+                   llvm::ArrayRef<int64_t> extents,
+                   const std::function<void(mlir::ValueRange)> &body);
+
+/// Converts a scalar or vector value to element type `to` (float/int
+/// extension, truncation, int<->float; integers are treated as signed).
+mlir::Value castElements(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
+                         mlir::Type to);
+
+/// `v` as a vector of `width` lanes: broadcasts scalars.
+mlir::Value broadcastTo(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
+                        int64_t width);
+
+// Lowerings of the individual tile ops; each erases the op.
+void lowerCopy(tile::CopyOp op, unsigned vectorBits);
+void lowerFill(tile::FillOp op, unsigned vectorBits);
+void lowerReduce(tile::ReduceOp op, unsigned vectorBits);
+void lowerAtomicAdd(tile::AtomicAddOp op);
+void lowerGemm(tile::GemmOp op, unsigned vectorBits);
+void lowerParallel(tile::ParallelOp op, unsigned vectorBits);
+
+} // namespace tlc::cpu
+
+#endif // TLC_LIB_CONVERSION_TILETOCPU_CPULOWERING_H

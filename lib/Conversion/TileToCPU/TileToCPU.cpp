@@ -1,0 +1,526 @@
+//===- TileToCPU.cpp - Lower tile ops and kernels for the CPU -------------===//
+//
+// The pass driver plus the data-movement lowerings (copy, fill, reduce,
+// atomic_add) and the kernel ABI. Gemm and parallel live in their own files.
+//
+//===----------------------------------------------------------------------===//
+#include "CPULowering.h"
+#include "tlc/Conversion/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/BuiltinTypes.h"
+
+namespace tlc {
+#define GEN_PASS_DEF_CONVERTTILETOCPU
+#include "tlc/Conversion/Passes.h.inc"
+} // namespace tlc
+
+using namespace mlir;
+using namespace tlc;
+
+//===----------------------------------------------------------------------===//
+// Shared helpers
+//===----------------------------------------------------------------------===//
+
+int64_t cpu::vectorLanes(Type elementType, unsigned vectorBits) {
+  unsigned bits = std::max(8u, elementType.getIntOrFloatBitWidth());
+  return std::max<int64_t>(1, vectorBits / bits);
+}
+
+static Value indexConst(OpBuilder &b, Location loc, int64_t v) {
+  return arith::ConstantIndexOp::create(b, loc, v);
+}
+
+void cpu::forEachChunk(OpBuilder &b, Location loc, int64_t total,
+                       int64_t lanes,
+                       const std::function<void(Value, int64_t)> &body) {
+  int64_t full = total / lanes, tail = total % lanes;
+  if (full == 1) {
+    body(indexConst(b, loc, 0), lanes);
+  } else if (full > 1) {
+    auto loop = scf::ForOp::create(b, loc, indexConst(b, loc, 0),
+                                   indexConst(b, loc, full * lanes),
+                                   indexConst(b, loc, lanes));
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(loop.getBody()->getTerminator());
+    body(loop.getInductionVar(), lanes);
+  }
+  if (tail)
+    body(indexConst(b, loc, full * lanes), tail);
+}
+
+void cpu::buildLoopNest(OpBuilder &b, Location loc, ArrayRef<int64_t> extents,
+                        const std::function<void(ValueRange)> &body) {
+  SmallVector<Value> ivs;
+  OpBuilder::InsertionGuard guard(b);
+  for (int64_t e : extents) {
+    auto loop = scf::ForOp::create(b, loc, indexConst(b, loc, 0),
+                                   indexConst(b, loc, e), indexConst(b, loc, 1));
+    ivs.push_back(loop.getInductionVar());
+    b.setInsertionPoint(loop.getBody()->getTerminator());
+  }
+  body(ivs);
+}
+
+Value cpu::castElements(OpBuilder &b, Location loc, Value v, Type to) {
+  Type from = getElementTypeOrSelf(v.getType());
+  if (from == to)
+    return v;
+  auto retype = [&](Type elem) -> Type {
+    if (auto vt = llvm::dyn_cast<VectorType>(v.getType()))
+      return VectorType::get(vt.getShape(), elem);
+    return elem;
+  };
+  auto ff = llvm::dyn_cast<FloatType>(from), tf = llvm::dyn_cast<FloatType>(to);
+  if (ff && tf) {
+    if (ff.getWidth() == tf.getWidth()) { // f16 <-> bf16 through f32
+      v = arith::ExtFOp::create(b, loc, retype(b.getF32Type()), v);
+      ff = b.getF32Type();
+    }
+    if (ff.getWidth() < tf.getWidth())
+      return arith::ExtFOp::create(b, loc, retype(to), v);
+    return arith::TruncFOp::create(b, loc, retype(to), v);
+  }
+  if (tf)
+    return from.isInteger(1)
+               ? arith::UIToFPOp::create(b, loc, retype(to), v).getResult()
+               : arith::SIToFPOp::create(b, loc, retype(to), v).getResult();
+  if (to.isInteger(1)) {
+    Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(v.getType()));
+    if (ff)
+      return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, v, zero);
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, v, zero);
+  }
+  if (ff)
+    return arith::FPToSIOp::create(b, loc, retype(to), v);
+  if (from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth())
+    return from.isInteger(1)
+               ? arith::ExtUIOp::create(b, loc, retype(to), v).getResult()
+               : arith::ExtSIOp::create(b, loc, retype(to), v).getResult();
+  return arith::TruncIOp::create(b, loc, retype(to), v);
+}
+
+Value cpu::broadcastTo(OpBuilder &b, Location loc, Value v, int64_t width) {
+  if (llvm::isa<VectorType>(v.getType()))
+    return v;
+  return vector::BroadcastOp::create(
+      b, loc, VectorType::get({width}, v.getType()), v);
+}
+
+static VectorType vecType(Type elem, int64_t width) {
+  return VectorType::get({width}, elem);
+}
+
+/// A rank-1 view of a contiguous static tile.
+static Value flatten(OpBuilder &b, Location loc, Value tile) {
+  auto type = llvm::cast<MemRefType>(tile.getType());
+  if (type.getRank() == 1)
+    return tile;
+  SmallVector<ReassociationIndices> all(1);
+  for (int64_t i = 0; i < type.getRank(); ++i)
+    all[0].push_back(i);
+  return memref::CollapseShapeOp::create(b, loc, tile, all);
+}
+
+static void emitFill(OpBuilder &b, Location loc, Value tile, Value scalar,
+                     unsigned vectorBits) {
+  Value flat = flatten(b, loc, tile);
+  int64_t n = llvm::cast<MemRefType>(flat.getType()).getNumElements();
+  Type elem = scalar.getType();
+  cpu::forEachChunk(b, loc, n, cpu::vectorLanes(elem, vectorBits),
+                    [&](Value off, int64_t w) {
+                      vector::StoreOp::create(
+                          b, loc, cpu::broadcastTo(b, loc, scalar, w), flat,
+                          off);
+                    });
+}
+
+static bool isGlobal(Value memref) {
+  return !tile::getScope(llvm::cast<MemRefType>(memref.getType()));
+}
+
+//===----------------------------------------------------------------------===//
+// copy and fill
+//===----------------------------------------------------------------------===//
+
+void cpu::lowerFill(tile::FillOp op, unsigned vectorBits) {
+  OpBuilder b(op);
+  emitFill(b, op.getLoc(), op.getDest(), op.getValue(), vectorBits);
+  op.erase();
+}
+
+void cpu::lowerCopy(tile::CopyOp op, unsigned vectorBits) {
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  Value src = op.getSource(), dst = op.getDest();
+  bool srcWindow = !op.getSourceIndices().empty();
+  bool dstWindow = !op.getDestIndices().empty();
+  SmallVector<Value> origin(srcWindow ? op.getSourceIndices()
+                                      : op.getDestIndices());
+  Value window = srcWindow ? src : dstWindow ? dst : Value();
+  bool masked = window && isGlobal(window);
+  ArrayRef<int64_t> shape = op.getTileShape();
+  int64_t rank = shape.size();
+  int64_t lead = window ? llvm::cast<MemRefType>(window.getType()).getRank() -
+                              rank
+                        : 0;
+  Type srcElem = llvm::cast<MemRefType>(src.getType()).getElementType();
+  Type dstElem = llvm::cast<MemRefType>(dst.getType()).getElementType();
+  unsigned bits = std::max(srcElem.getIntOrFloatBitWidth(),
+                           dstElem.getIntOrFloatBitWidth());
+  int64_t lanes = std::max<int64_t>(1, vectorBits / std::max(8u, bits));
+
+  cpu::buildLoopNest(b, loc, shape.drop_back(), [&](ValueRange ivs) {
+    // Indices of one row on the tile side and on the window side.
+    SmallVector<Value> tileIdx(ivs), winIdx(origin.begin(),
+                                            origin.begin() + lead);
+    for (int64_t d = 0; d + 1 < rank; ++d)
+      winIdx.push_back(
+          arith::AddIOp::create(b, loc, origin[lead + d], ivs[d]));
+    Value rowValid;
+    if (masked) {
+      for (size_t k = 0; k < winIdx.size(); ++k) {
+        Value dim = memref::DimOp::create(b, loc, window, k);
+        Value ok = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                         winIdx[k], dim);
+        rowValid = rowValid ? arith::AndIOp::create(b, loc, rowValid, ok)
+                            : ok;
+      }
+    }
+    Value col0 = window ? origin.back() : Value();
+    auto emitRow = [&]() {
+      cpu::forEachChunk(b, loc, shape.back(), lanes, [&](Value off,
+                                                         int64_t w) {
+        Value winCol = window ? arith::AddIOp::create(b, loc, col0, off)
+                              : Value();
+        auto idxFor = [&](bool isWindow) {
+          SmallVector<Value> idx(isWindow ? winIdx : tileIdx);
+          idx.push_back(isWindow ? winCol : off);
+          return idx;
+        };
+        Value v;
+        if (srcWindow && masked) {
+          Value pad = arith::ConstantOp::create(b, loc, b.getZeroAttr(srcElem));
+          v = vector::TransferReadOp::create(b, loc, vecType(srcElem, w), src,
+                                             idxFor(true), pad,
+                                             ArrayRef<bool>{false});
+        } else {
+          v = vector::LoadOp::create(b, loc, vecType(srcElem, w), src,
+                                     idxFor(srcWindow));
+        }
+        v = cpu::castElements(b, loc, v, dstElem);
+        if (dstWindow && masked)
+          vector::TransferWriteOp::create(b, loc, v, dst, idxFor(true),
+                                          ArrayRef<bool>{false});
+        else
+          vector::StoreOp::create(b, loc, v, dst, idxFor(dstWindow));
+      });
+    };
+    if (!rowValid) {
+      emitRow();
+      return;
+    }
+    // Rows outside the tensor read as zeros and are not written.
+    auto ifOp = scf::IfOp::create(b, loc, rowValid, /*withElse=*/srcWindow);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+      emitRow();
+    }
+    if (srcWindow) {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPoint(ifOp.elseBlock()->getTerminator());
+      Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(dstElem));
+      cpu::forEachChunk(b, loc, shape.back(), lanes, [&](Value off, int64_t w) {
+        SmallVector<Value> idx(tileIdx);
+        idx.push_back(off);
+        vector::StoreOp::create(b, loc, cpu::broadcastTo(b, loc, zero, w), dst,
+                                idx);
+      });
+    }
+  });
+  op.erase();
+}
+
+//===----------------------------------------------------------------------===//
+// reduce
+//===----------------------------------------------------------------------===//
+
+namespace {
+struct Combiner {
+  tile::ReduceKind kind;
+  bool isFloat;
+
+  Value identity(OpBuilder &b, Location loc, Type t) const {
+    TypedAttr attr;
+    if (kind == tile::ReduceKind::sum || kind == tile::ReduceKind::absmax)
+      attr = b.getZeroAttr(t);
+    else if (auto ft = llvm::dyn_cast<FloatType>(t))
+      attr = b.getFloatAttr(
+          ft, APFloat::getInf(ft.getFloatSemantics(),
+                              /*Negative=*/kind == tile::ReduceKind::max));
+    else
+      attr = b.getIntegerAttr(
+          t, kind == tile::ReduceKind::max
+                 ? APInt::getSignedMinValue(t.getIntOrFloatBitWidth())
+                 : APInt::getSignedMaxValue(t.getIntOrFloatBitWidth()));
+    return arith::ConstantOp::create(b, loc, attr);
+  }
+
+  /// Applied to new elements before combining (abs for absmax).
+  Value prepare(OpBuilder &b, Location loc, Value v) const {
+    if (kind != tile::ReduceKind::absmax)
+      return v;
+    return isFloat ? math::AbsFOp::create(b, loc, v).getResult()
+                   : math::AbsIOp::create(b, loc, v).getResult();
+  }
+
+  Value combine(OpBuilder &b, Location loc, Value x, Value y) const {
+    switch (kind) {
+    case tile::ReduceKind::sum:
+      return isFloat ? arith::AddFOp::create(b, loc, x, y).getResult()
+                     : arith::AddIOp::create(b, loc, x, y).getResult();
+    case tile::ReduceKind::max:
+    case tile::ReduceKind::absmax:
+      return isFloat ? arith::MaximumFOp::create(b, loc, x, y).getResult()
+                     : arith::MaxSIOp::create(b, loc, x, y).getResult();
+    case tile::ReduceKind::min:
+      return isFloat ? arith::MinimumFOp::create(b, loc, x, y).getResult()
+                     : arith::MinSIOp::create(b, loc, x, y).getResult();
+    }
+    return x;
+  }
+
+  Value reduceVector(OpBuilder &b, Location loc, Value v) const {
+    vector::CombiningKind k;
+    switch (kind) {
+    case tile::ReduceKind::sum: k = vector::CombiningKind::ADD; break;
+    case tile::ReduceKind::max:
+    case tile::ReduceKind::absmax:
+      k = isFloat ? vector::CombiningKind::MAXIMUMF : vector::CombiningKind::MAXSI;
+      break;
+    case tile::ReduceKind::min:
+      k = isFloat ? vector::CombiningKind::MINIMUMF : vector::CombiningKind::MINSI;
+      break;
+    }
+    // Reassociation lets LLVM reduce in a tree instead of lane by lane.
+    return vector::ReductionOp::create(b, loc, k, v, arith::FastMathFlags::reassoc);
+  }
+};
+} // namespace
+
+void cpu::lowerReduce(tile::ReduceOp op, unsigned vectorBits) {
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  Value src = op.getSource(), dst = op.getDest();
+  auto srcType = llvm::cast<MemRefType>(src.getType());
+  Type acc = llvm::cast<MemRefType>(dst.getType()).getElementType();
+  Combiner c{op.getKind(), llvm::isa<FloatType>(acc)};
+  ArrayRef<int64_t> shape = srcType.getShape();
+  int64_t rank = shape.size(), dim = op.getDim();
+  int64_t lanes = vectorLanes(acc, vectorBits);
+  auto loadChunk = [&](ValueRange idx, int64_t w) {
+    Value v = vector::LoadOp::create(
+        b, loc, vecType(srcType.getElementType(), w), src, idx);
+    return c.prepare(b, loc, castElements(b, loc, v, acc));
+  };
+
+  if (dim == rank - 1) {
+    // Row reduction: vector partial results, then one horizontal reduction.
+    int64_t n = shape.back(), full = n / lanes, tail = n % lanes;
+    buildLoopNest(b, loc, shape.drop_back(), [&](ValueRange ivs) {
+      Value result = c.identity(b, loc, acc);
+      auto rowIdx = [&](Value col) {
+        SmallVector<Value> idx(ivs);
+        idx.push_back(col);
+        return idx;
+      };
+      if (full > 0) {
+        Value init = broadcastTo(b, loc, result, lanes);
+        auto loop = scf::ForOp::create(
+            b, loc, indexConst(b, loc, 0), indexConst(b, loc, full * lanes),
+            indexConst(b, loc, lanes), ValueRange{init},
+            [&](OpBuilder &nb, Location l, Value iv, ValueRange iter) {
+              OpBuilder::InsertionGuard guard(b);
+              b.setInsertionPoint(nb.getInsertionBlock(), nb.getInsertionPoint());
+              Value v = loadChunk(rowIdx(iv), lanes);
+              scf::YieldOp::create(b, l, c.combine(b, l, iter[0], v));
+            });
+        result = c.reduceVector(b, loc, loop.getResult(0));
+      }
+      if (tail) {
+        Value v = loadChunk(rowIdx(indexConst(b, loc, full * lanes)), tail);
+        result = c.combine(b, loc, result, c.reduceVector(b, loc, v));
+      }
+      SmallVector<Value> dstIdx(ivs);
+      if (dstIdx.empty())
+        dstIdx.push_back(indexConst(b, loc, 0));
+      if (!op.getClear())
+        result = c.combine(b, loc, memref::LoadOp::create(b, loc, dst, dstIdx),
+                           result);
+      memref::StoreOp::create(b, loc, result, dst, dstIdx);
+    });
+  } else {
+    // Reduction over an outer dimension: vectorized along the innermost one.
+    if (op.getClear())
+      emitFill(b, loc, dst, c.identity(b, loc, acc), vectorBits);
+    buildLoopNest(b, loc, shape.drop_back(), [&](ValueRange ivs) {
+      forEachChunk(b, loc, shape.back(), lanes, [&](Value off, int64_t w) {
+        SmallVector<Value> srcIdx(ivs), dstIdx;
+        srcIdx.push_back(off);
+        for (int64_t d = 0; d < rank; ++d)
+          if (d != dim)
+            dstIdx.push_back(srcIdx[d]);
+        Value v = loadChunk(srcIdx, w);
+        Value old = vector::LoadOp::create(b, loc, vecType(acc, w), dst, dstIdx);
+        vector::StoreOp::create(b, loc, c.combine(b, loc, old, v), dst, dstIdx);
+      });
+    });
+  }
+  op.erase();
+}
+
+//===----------------------------------------------------------------------===//
+// atomic_add
+//===----------------------------------------------------------------------===//
+
+void cpu::lowerAtomicAdd(tile::AtomicAddOp op) {
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  Value src = op.getSource(), dst = op.getDest();
+  auto srcType = llvm::cast<MemRefType>(src.getType());
+  Type elem = llvm::cast<MemRefType>(dst.getType()).getElementType();
+  SmallVector<Value> origin(op.getDestIndices());
+  int64_t rank = srcType.getRank();
+  int64_t lead = (int64_t)origin.size() - rank;
+  buildLoopNest(b, loc, srcType.getShape(), [&](ValueRange ivs) {
+    SmallVector<Value> idx(origin.begin(), origin.begin() + lead);
+    for (int64_t d = 0; d < rank; ++d)
+      idx.push_back(arith::AddIOp::create(b, loc, origin[lead + d], ivs[d]));
+    Value valid;
+    for (size_t k = 0; k < idx.size(); ++k) {
+      Value ok = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, idx[k],
+                                       memref::DimOp::create(b, loc, dst, k));
+      valid = valid ? arith::AndIOp::create(b, loc, valid, ok) : ok;
+    }
+    auto ifOp = scf::IfOp::create(b, loc, valid, /*withElse=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+    Value v = castElements(b, loc, memref::LoadOp::create(b, loc, src, ivs), elem);
+    memref::AtomicRMWOp::create(b, loc,
+                                llvm::isa<FloatType>(elem)
+                                    ? arith::AtomicRMWKind::addf
+                                    : arith::AtomicRMWKind::addi,
+                                v, dst, idx);
+  });
+  op.erase();
+}
+
+//===----------------------------------------------------------------------===//
+// The pass
+//===----------------------------------------------------------------------===//
+
+static MemRefType stripScope(MemRefType t) {
+  return MemRefType::get(t.getShape(), t.getElementType(), t.getLayout());
+}
+
+static Type stripScopeOf(Type t) {
+  if (auto m = llvm::dyn_cast<MemRefType>(t))
+    if (tile::getScope(m))
+      return stripScope(m);
+  return t;
+}
+
+namespace {
+struct ConvertTileToCPU
+    : public tlc::impl::ConvertTileToCPUBase<ConvertTileToCPU> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    if (vectorBits < 64 || vectorBits > 2048 ||
+        (vectorBits & (vectorBits - 1))) {
+      module.emitError("vector-bits must be a power of two in [64, 2048]");
+      return signalPassFailure();
+    }
+    for (func::FuncOp fn : module.getOps<func::FuncOp>()) {
+      if (fn->hasAttr("tile.fn") && !fn.symbolKnownUseEmpty(module)) {
+        fn.emitError("tile fn calls must be inlined before convert-tile-to-cpu");
+        return signalPassFailure();
+      }
+    }
+    // Tile fns are inlined by now; their bodies are not lowered separately.
+    for (func::FuncOp fn :
+         llvm::make_early_inc_range(module.getOps<func::FuncOp>()))
+      if (fn->hasAttr("tile.fn"))
+        fn.erase();
+
+    SmallVector<Operation *> ops;
+    SmallVector<tile::AllocOp> allocs;
+    module.walk([&](Operation *op) {
+      if (isa<tile::CopyOp, tile::FillOp, tile::GemmOp, tile::ReduceOp,
+              tile::AtomicAddOp, tile::ParallelOp>(op))
+        ops.push_back(op);
+      else if (auto alloc = dyn_cast<tile::AllocOp>(op))
+        allocs.push_back(alloc);
+    });
+    for (Operation *op : ops) {
+      if (auto o = dyn_cast<tile::CopyOp>(op)) cpu::lowerCopy(o, vectorBits);
+      else if (auto o = dyn_cast<tile::FillOp>(op)) cpu::lowerFill(o, vectorBits);
+      else if (auto o = dyn_cast<tile::GemmOp>(op)) cpu::lowerGemm(o, vectorBits);
+      else if (auto o = dyn_cast<tile::ReduceOp>(op)) cpu::lowerReduce(o, vectorBits);
+      else if (auto o = dyn_cast<tile::AtomicAddOp>(op)) cpu::lowerAtomicAdd(o);
+      else if (auto o = dyn_cast<tile::ParallelOp>(op)) cpu::lowerParallel(o, vectorBits);
+    }
+    for (tile::AllocOp alloc : allocs)
+      lowerAlloc(alloc);
+
+    // Tiles are plain stack memory on the CPU: drop the scopes everywhere.
+    module.walk([](Operation *op) {
+      for (Value r : op->getResults())
+        r.setType(stripScopeOf(r.getType()));
+      for (Region &region : op->getRegions())
+        for (Block &block : region)
+          for (BlockArgument a : block.getArguments())
+            a.setType(stripScopeOf(a.getType()));
+    });
+
+    for (func::FuncOp fn : module.getOps<func::FuncOp>())
+      if (fn->hasAttr("tile.kernel"))
+        lowerKernelABI(fn);
+  }
+
+  /// Static tiles become aligned stack slots at the top of the function, so
+  /// a tile declared in a loop body does not grow the stack per iteration.
+  void lowerAlloc(tile::AllocOp op) {
+    auto fn = op->getParentOfType<func::FuncOp>();
+    OpBuilder b(&fn.getBody().front(), fn.getBody().front().begin());
+    auto alloca = memref::AllocaOp::create(b, op.getLoc(),
+                                           stripScope(op.getType()),
+                                           b.getI64IntegerAttr(64));
+    op.getResult().replaceAllUsesWith(alloca.getResult());
+    op.erase();
+  }
+
+  /// Block indices become three trailing index arguments; the function gets
+  /// a C interface (`_mlir_ciface_tlc_block_NAME`) that the launch stub calls.
+  void lowerKernelABI(func::FuncOp fn) {
+    Block &entry = fn.getBody().front();
+    OpBuilder b(fn.getContext());
+    SmallVector<Value> blockIds;
+    for (int i = 0; i < 3; ++i)
+      blockIds.push_back(entry.addArgument(b.getIndexType(), fn.getLoc()));
+    fn.walk([&](tile::BlockIdOp op) {
+      op.getResult().replaceAllUsesWith(blockIds[op.getDim()]);
+      op.erase();
+    });
+    fn.setFunctionType(b.getFunctionType(entry.getArgumentTypes(), {}));
+    fn.setSymName(("tlc_block_" + fn.getSymName()).str());
+    fn->setAttr("llvm.emit_c_interface", b.getUnitAttr());
+  }
+};
+} // namespace

@@ -1,0 +1,147 @@
+//===- TileOps.cpp - Verifiers and builders of tile ops --------------------===//
+#include "tlc/Dialect/Tile/IR/TileOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/OpImplementation.h"
+
+using namespace mlir;
+using namespace tlc::tile;
+
+#define GET_OP_CLASSES
+#include "tlc/Dialect/Tile/IR/TileOps.cpp.inc"
+
+static std::string shapeStr(ArrayRef<int64_t> shape) {
+  std::string s = "[";
+  for (auto [i, d] : llvm::enumerate(shape))
+    s += (i ? ", " : "") +
+         (ShapedType::isDynamic(d) ? std::string("?") : std::to_string(d));
+  return s + "]";
+}
+
+LogicalResult AllocOp::verify() {
+  if (!getScope(getType()))
+    return emitOpError("result must be in a #tile.scope memory space");
+  if (!getType().getLayout().isIdentity())
+    return emitOpError("result must have the identity layout");
+  return success();
+}
+
+/// Checks that `window` (a memref indexed by `numIndices` values) can hold a
+/// window of `tileShape` over its trailing dimensions.
+static LogicalResult verifyWindow(Operation *op, MemRefType window,
+                                  size_t numIndices, ArrayRef<int64_t> tileShape,
+                                  StringRef what) {
+  if (numIndices != (size_t)window.getRank())
+    return op->emitOpError() << what << " takes " << window.getRank()
+                             << " indices, got " << numIndices;
+  if (tileShape.size() > (size_t)window.getRank())
+    return op->emitOpError() << "tile of rank " << tileShape.size()
+                             << " does not fit in " << what << " of rank "
+                             << window.getRank();
+  return success();
+}
+
+ArrayRef<int64_t> CopyOp::getTileShape() {
+  if (!getSourceIndices().empty())
+    return getDest().getType().getShape();
+  return getSource().getType().getShape();
+}
+
+LogicalResult CopyOp::verify() {
+  MemRefType src = getSource().getType(), dst = getDest().getType();
+  bool srcIdx = !getSourceIndices().empty(), dstIdx = !getDestIndices().empty();
+  if (srcIdx && dstIdx)
+    return emitOpError("at most one side of a copy can be indexed");
+  if (srcIdx) {
+    if (!dst.hasStaticShape())
+      return emitOpError("destination tile must have a static shape");
+    return verifyWindow(*this, src, getSourceIndices().size(), dst.getShape(),
+                        "source");
+  }
+  if (dstIdx) {
+    if (!src.hasStaticShape())
+      return emitOpError("source tile must have a static shape");
+    return verifyWindow(*this, dst, getDestIndices().size(), src.getShape(),
+                        "destination");
+  }
+  if (!src.hasStaticShape() || !dst.hasStaticShape())
+    return emitOpError("an un-indexed copy needs static shapes on both sides");
+  if (src.getShape() != dst.getShape())
+    return emitOpError() << "shape mismatch: " << shapeStr(src.getShape())
+                         << " vs " << shapeStr(dst.getShape());
+  return success();
+}
+
+LogicalResult FillOp::verify() {
+  if (getValue().getType() != getDest().getType().getElementType())
+    return emitOpError("value type must match the tile's element type");
+  return success();
+}
+
+LogicalResult GemmOp::verify() {
+  auto a = getA().getType(), b = getB().getType(), c = getC().getType();
+  if (a.getRank() != 2 || b.getRank() != 2 || c.getRank() != 2)
+    return emitOpError("operands must be rank-2 tiles");
+  int64_t m = a.getDimSize(getTransposeA() ? 1 : 0);
+  int64_t ka = a.getDimSize(getTransposeA() ? 0 : 1);
+  int64_t kb = b.getDimSize(getTransposeB() ? 1 : 0);
+  int64_t n = b.getDimSize(getTransposeB() ? 0 : 1);
+  if (ka != kb)
+    return emitOpError() << "reduction dimensions differ: " << ka << " vs "
+                         << kb;
+  if (c.getDimSize(0) != m || c.getDimSize(1) != n)
+    return emitOpError() << "accumulator shape " << shapeStr(c.getShape())
+                         << " does not match the product shape ["
+                         << m << ", " << n << "]";
+  if (a.getElementType() != b.getElementType())
+    return emitOpError("A and B must have the same element type");
+  return success();
+}
+
+LogicalResult ReduceOp::verify() {
+  auto src = getSource().getType(), dst = getDest().getType();
+  int64_t dim = getDim();
+  if (dim < 0 || dim >= src.getRank())
+    return emitOpError() << "dim " << dim << " out of range for rank "
+                         << src.getRank();
+  SmallVector<int64_t> expected(src.getShape());
+  expected.erase(expected.begin() + dim);
+  if (expected.empty())
+    expected.push_back(1);
+  if (dst.getShape() != ArrayRef<int64_t>(expected))
+    return emitOpError() << "destination shape " << shapeStr(dst.getShape())
+                         << " must be " << shapeStr(expected);
+  return success();
+}
+
+LogicalResult AtomicAddOp::verify() {
+  return verifyWindow(*this, getDest().getType(), getDestIndices().size(),
+                      getSource().getType().getShape(), "destination");
+}
+
+void ParallelOp::build(OpBuilder &builder, OperationState &state,
+                       ArrayRef<int64_t> shape) {
+  state.addAttribute(getShapeAttrName(state.name),
+                     builder.getDenseI64ArrayAttr(shape));
+  Region *body = state.addRegion();
+  Block *block = new Block();
+  body->push_back(block);
+  for (size_t i = 0; i < shape.size(); ++i)
+    block->addArgument(builder.getIndexType(), state.location);
+  OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPointToEnd(block);
+  builder.create<YieldOp>(state.location);
+}
+
+LogicalResult ParallelOp::verify() {
+  Block &block = getBody().front();
+  if (block.getNumArguments() != getShape().size())
+    return emitOpError("needs one index argument per dimension");
+  for (BlockArgument arg : block.getArguments())
+    if (!arg.getType().isIndex())
+      return emitOpError("index arguments must have index type");
+  for (int64_t d : getShape())
+    if (d <= 0)
+      return emitOpError("extents must be positive");
+  return success();
+}

@@ -1,0 +1,145 @@
+//===- Types.cpp - Dtypes, memory scopes and Sema types -------------------===//
+#include "tlc/Frontend/Types.h"
+
+#include "llvm/ADT/StringSwitch.h"
+
+#include <sstream>
+
+using namespace tlc;
+
+std::optional<DType> tlc::parseDType(llvm::StringRef name) {
+  return llvm::StringSwitch<std::optional<DType>>(name)
+      .Case("f64", DType::F64)
+      .Case("f32", DType::F32)
+      .Case("f16", DType::F16)
+      .Case("bf16", DType::BF16)
+      .Case("i64", DType::I64)
+      .Case("i32", DType::I32)
+      .Case("i16", DType::I16)
+      .Case("i8", DType::I8)
+      .Case("u8", DType::U8)
+      .Case("bool", DType::Bool)
+      .Default(std::nullopt);
+}
+
+llvm::StringRef tlc::dtypeName(DType t) {
+  switch (t) {
+  case DType::F64:
+    return "f64";
+  case DType::F32:
+    return "f32";
+  case DType::F16:
+    return "f16";
+  case DType::BF16:
+    return "bf16";
+  case DType::I64:
+    return "i64";
+  case DType::I32:
+    return "i32";
+  case DType::I16:
+    return "i16";
+  case DType::I8:
+    return "i8";
+  case DType::U8:
+    return "u8";
+  case DType::Bool:
+    return "bool";
+  }
+  return "?";
+}
+
+bool tlc::isFloat(DType t) {
+  return t == DType::F64 || t == DType::F32 || t == DType::F16 ||
+         t == DType::BF16;
+}
+
+bool tlc::isSigned(DType t) { return t != DType::U8 && t != DType::Bool; }
+
+unsigned tlc::bitWidth(DType t) {
+  switch (t) {
+  case DType::F64:
+  case DType::I64:
+    return 64;
+  case DType::F32:
+  case DType::I32:
+    return 32;
+  case DType::F16:
+  case DType::BF16:
+  case DType::I16:
+    return 16;
+  case DType::I8:
+  case DType::U8:
+    return 8;
+  case DType::Bool:
+    return 1;
+  }
+  return 0;
+}
+
+unsigned tlc::byteSize(DType t) {
+  return t == DType::Bool ? 1 : bitWidth(t) / 8;
+}
+
+llvm::StringRef tlc::scopeName(MemScope s) {
+  switch (s) {
+  case MemScope::Global:
+    return "global";
+  case MemScope::Shared:
+    return "shared";
+  case MemScope::Fragment:
+    return "fragment";
+  case MemScope::Local:
+    return "local";
+  }
+  return "?";
+}
+
+std::string Dim::str() const {
+  return isStatic() ? std::to_string(size) : symbol;
+}
+
+std::string Type::str() const {
+  switch (kind) {
+  case TypeKind::Invalid:
+    return "<invalid>";
+  case TypeKind::Void:
+    return "void";
+  case TypeKind::Int:
+    return "int";
+  case TypeKind::Float:
+    return "float";
+  case TypeKind::Scalar:
+    return dtypeName(dtype).str();
+  case TypeKind::DTypeValue:
+    return "dtype";
+  case TypeKind::Tensor:
+  case TypeKind::Tile: {
+    std::string s;
+    if (kind == TypeKind::Tile)
+      s = scopeName(scope).str() + " ";
+    s += dtypeName(dtype).str() + "[";
+    for (unsigned i = 0; i < shape.size(); ++i)
+      s += (i ? ", " : "") + shape[i].str();
+    return s + "]";
+  }
+  }
+  return "?";
+}
+
+std::string ConstValue::str() const {
+  switch (kind) {
+  case Int:
+    return std::to_string(i);
+  case Bool:
+    return b ? "true" : "false";
+  case DTypeVal:
+    return dtypeName(dtype).str();
+  case Float: {
+    std::ostringstream os;
+    os.precision(9);
+    os << f;
+    return os.str();
+  }
+  }
+  return "?";
+}

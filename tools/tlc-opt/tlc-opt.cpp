@@ -1,0 +1,19 @@
+//===- tlc-opt.cpp - MLIR optimizer driver with the tile dialect -----------===//
+#include "tlc/Conversion/Passes.h"
+#include "tlc/Dialect/Tile/IR/TileDialect.h"
+#include "tlc/Dialect/Tile/Transforms/Passes.h"
+
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllPasses.h"
+#include "mlir/Tools/mlir-opt/MlirOptMain.h"
+
+int main(int argc, char **argv) {
+  mlir::registerAllPasses();
+  tlc::tile::registerTilePasses();
+  tlc::registerConversionPasses();
+  mlir::DialectRegistry registry;
+  mlir::registerAllDialects(registry);
+  registry.insert<tlc::tile::TileDialect>();
+  return mlir::asMainReturnCode(
+      mlir::MlirOptMain(argc, argv, "tlc optimizer driver\n", registry));
+}

@@ -1,0 +1,430 @@
+//===- tlc.cpp - The tile language compiler driver ------------------------===//
+//
+// tlc FILE.tl -target=cpu [-arch=A] [-D NAME=V]... [-o OUT] [-emit=KIND]
+//
+// Parses and checks the file (and its imports), builds tile IR, runs the
+// target-neutral passes, lowers through the target and writes the compiled
+// kernels plus one launch stub (NAME.h + NAME.cpp) per kernel.
+//
+//===----------------------------------------------------------------------===//
+#include "tlc/Conversion/Passes.h"
+#include "tlc/Dialect/Tile/IR/TileDialect.h"
+#include "tlc/Dialect/Tile/Transforms/Passes.h"
+#include "tlc/Frontend/ASTPrinter.h"
+#include "tlc/Frontend/Parser.h"
+#include "tlc/Frontend/Sema.h"
+#include "tlc/MLIRGen/MLIRGen.h"
+#include "tlc/Target/Target.h"
+
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllPasses.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Transforms/Passes.h"
+
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <CLI/CLI.hpp>
+
+#include <set>
+
+using namespace tlc;
+
+namespace {
+
+const char *kEmitHelp =
+    "What to write (default: the compiled kernels plus stubs):\n"
+    "  ast   the checked syntax tree, with types and constants\n"
+    "  tile  tile-dialect MLIR after the target-neutral passes\n"
+    "  llvm  optimized LLVM IR of the kernels\n"
+    "  asm   target assembly\n"
+    "  obj   the object file only\n"
+    "  stub  the launch stubs only (NAME.h and NAME.cpp per kernel)";
+
+struct Options {
+  std::string input;
+  std::string target = "cpu";
+  std::string arch;
+  std::vector<std::string> defines;
+  std::vector<std::string> includeDirs;
+  std::string output;
+  std::string emit;
+  unsigned optLevel = 3;
+  bool printIRAfterAll = false;
+  bool timing = false;
+  unsigned maxErrors = 20;
+};
+
+/// CLI11 wants `--name`; tlc also accepts the clang-style `-name`.
+std::vector<std::string> normalizeArgs(int argc, char **argv) {
+  static const char *longNames[] = {
+      "target", "arch", "emit", "mlir-print-ir-after-all", "mlir-timing",
+      "version", "help", "max-errors"};
+  std::vector<std::string> args;
+  for (int i = 1; i < argc; ++i) {
+    llvm::StringRef a(argv[i]);
+    if (a.size() > 2 && a[0] == '-' && a[1] != '-') {
+      llvm::StringRef name = a.drop_front().split('=').first;
+      for (const char *n : longNames)
+        if (name == n) {
+          args.push_back("-" + a.str());
+          goto next;
+        }
+    }
+    args.push_back(a.str());
+  next:;
+  }
+  return args;
+}
+
+/// Loads and parses `path` and, transitively, every file it imports.
+class ProgramLoader {
+public:
+  ProgramLoader(DiagnosticEngine &diags, llvm::SourceMgr &srcMgr,
+                std::vector<std::string> includeDirs)
+      : diags(diags), srcMgr(srcMgr), includeDirs(std::move(includeDirs)) {}
+
+  bool load(const std::string &path, Program &program) {
+    auto buf = llvm::MemoryBuffer::getFileOrSTDIN(path, /*IsText=*/true);
+    if (!buf) {
+      llvm::errs() << "tlc: error: cannot open '" << path
+                   << "': " << buf.getError().message() << "\n";
+      return false;
+    }
+    loadBuffer(std::move(*buf), path, program);
+    return true;
+  }
+
+  /// Every file read, for dependency files.
+  const std::vector<std::string> &files() const { return loaded; }
+
+private:
+  DiagnosticEngine &diags;
+  llvm::SourceMgr &srcMgr;
+  std::vector<std::string> includeDirs;
+  std::set<std::string> seen;
+  std::vector<std::string> loaded;
+
+  void loadBuffer(std::unique_ptr<llvm::MemoryBuffer> buf,
+                  const std::string &path, Program &program) {
+    llvm::SmallString<256> real;
+    if (llvm::sys::fs::real_path(path, real))
+      real = path;
+    seen.insert(real.str().str());
+    loaded.push_back(path);
+    unsigned id = srcMgr.AddNewSourceBuffer(std::move(buf), llvm::SMLoc());
+    std::unique_ptr<Module> module = parseModule(id, diags);
+    module->fileName = path;
+    module->bufferId = id;
+    std::vector<std::pair<std::string, llvm::SMRange>> imports;
+    for (DeclPtr &d : module->decls)
+      if (d->kind == DeclKind::Import)
+        imports.push_back(
+            {static_cast<ImportDecl *>(d.get())->path, d->range});
+    program.modules.push_back(std::move(module));
+    for (auto &[importPath, range] : imports)
+      loadImport(importPath, range, path, program);
+  }
+
+  void loadImport(const std::string &importPath, llvm::SMRange range,
+                  const std::string &from, Program &program) {
+    std::vector<std::string> candidates;
+    llvm::SmallString<256> rel(llvm::sys::path::parent_path(from));
+    llvm::sys::path::append(rel, importPath);
+    candidates.push_back(rel.str().str());
+    for (const std::string &dir : includeDirs) {
+      llvm::SmallString<256> p(dir);
+      llvm::sys::path::append(p, importPath);
+      candidates.push_back(p.str().str());
+    }
+    for (const std::string &c : candidates) {
+      llvm::SmallString<256> real;
+      if (llvm::sys::fs::real_path(c, real))
+        continue;
+      if (seen.count(real.str().str()))
+        return; // already loaded (also breaks import cycles)
+      auto buf = llvm::MemoryBuffer::getFile(c, /*IsText=*/true);
+      if (!buf)
+        continue;
+      loadBuffer(std::move(*buf), c, program);
+      return;
+    }
+    diags.error(range, "cannot find imported file '" + importPath + "'");
+  }
+};
+
+bool writeFile(const std::string &path, llvm::StringRef contents) {
+  std::error_code ec;
+  llvm::raw_fd_ostream os(path, ec);
+  if (ec) {
+    llvm::errs() << "tlc: error: cannot write '" << path
+                 << "': " << ec.message() << "\n";
+    return false;
+  }
+  os << contents;
+  return true;
+}
+
+/// Where results go: `-o DIR/` (or an existing directory) names a folder,
+/// otherwise `-o` names the one output file.
+struct OutputPaths {
+  std::string dir;  // for multi-file results
+  std::string file; // for single-file results ("-" is stdout)
+};
+
+OutputPaths resolveOutput(const Options &opts) {
+  OutputPaths out;
+  bool isDir = !opts.output.empty() &&
+               (opts.output.back() == '/' ||
+                llvm::sys::fs::is_directory(opts.output));
+  if (isDir)
+    out.dir = opts.output;
+  else {
+    out.dir = ".";
+    out.file = opts.output;
+  }
+  return out;
+}
+
+std::string joinPath(llvm::StringRef dir, llvm::StringRef name) {
+  llvm::SmallString<256> p(dir);
+  llvm::sys::path::append(p, name);
+  return p.str().str();
+}
+
+/// Writes text to the single output file or stdout.
+bool emitText(const OutputPaths &out, llvm::StringRef defaultName,
+              const std::function<void(llvm::raw_ostream &)> &print) {
+  std::string path = out.file.empty() ? "-" : out.file;
+  if (out.file.empty() && defaultName.size() && !out.dir.empty() &&
+      out.dir != ".")
+    path = joinPath(out.dir, defaultName);
+  std::error_code ec;
+  llvm::raw_fd_ostream os(path, ec);
+  if (ec) {
+    llvm::errs() << "tlc: error: cannot write '" << path
+                 << "': " << ec.message() << "\n";
+    return false;
+  }
+  print(os);
+  return true;
+}
+
+int compile(const Options &opts) {
+  llvm::SourceMgr srcMgr;
+  DiagnosticEngine diags(srcMgr);
+  diags.setErrorLimit(opts.maxErrors);
+
+  // Defines: NAME=VALUE.
+  std::map<std::string, std::string> defines;
+  for (const std::string &d : opts.defines) {
+    auto [name, value] = llvm::StringRef(d).split('=');
+    if (name.empty() || value.empty() && !llvm::StringRef(d).contains('=')) {
+      llvm::errs() << "tlc: error: -D expects NAME=VALUE, got '" << d << "'\n";
+      return 1;
+    }
+    defines[name.trim().str()] = value.trim().str();
+  }
+
+  std::string known;
+  std::unique_ptr<Target> target = createTarget(opts.target, known);
+  if (!target) {
+    llvm::errs() << "tlc: error: unknown target '" << opts.target
+                 << "'; available: " << known << "\n";
+    return 1;
+  }
+  if (llvm::Error err = target->setArch(
+          opts.arch.empty() ? target->defaultArch() : llvm::StringRef(opts.arch))) {
+    llvm::errs() << "tlc: error: " << llvm::toString(std::move(err)) << "\n";
+    return 1;
+  }
+
+  Program program;
+  ProgramLoader loader(diags, srcMgr, opts.includeDirs);
+  if (!loader.load(opts.input, program))
+    return 1;
+  if (diags.hasErrors())
+    return 1;
+  Sema sema(diags, defines);
+  bool ok = sema.check(program);
+  OutputPaths out = resolveOutput(opts);
+  std::string stem = llvm::sys::path::stem(opts.input).str();
+  if (opts.emit == "ast") {
+    if (!ok)
+      return 1;
+    return emitText(out, "", [&](llvm::raw_ostream &os) {
+             printAST(*program.modules[0], srcMgr, os);
+           })
+               ? 0
+               : 1;
+  }
+  if (!ok)
+    return 1;
+
+  // Tile IR and the target-neutral passes.
+  mlir::DialectRegistry registry;
+  mlir::registerAllDialects(registry);
+  registry.insert<tile::TileDialect>();
+  mlir::MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      generateTileIR(context, sema, srcMgr);
+  if (mlir::failed(mlir::verify(*module))) {
+    llvm::errs() << "tlc: internal error: generated tile IR does not verify\n";
+    return 2;
+  }
+
+  auto configure = [&](mlir::PassManager &pm) {
+    if (opts.printIRAfterAll) {
+      context.disableMultithreading();
+      pm.enableIRPrinting([](mlir::Pass *, mlir::Operation *) { return false; },
+                          [](mlir::Pass *, mlir::Operation *) { return true; },
+                          /*printModuleScope=*/true,
+                          /*printAfterOnlyOnChange=*/false);
+    }
+    if (opts.timing)
+      pm.enableTiming();
+  };
+  mlir::PassManager tilePM(&context);
+  configure(tilePM);
+  tilePM.addPass(mlir::createInlinerPass());
+  tilePM.addPass(mlir::createSymbolDCEPass());
+  std::vector<std::string> staticDims;
+  for (const KernelInfo &k : sema.kernels())
+    for (const SymDimInfo &d : k.symDims)
+      if (d.staticValue)
+        staticDims.push_back(d.name + "=" + std::to_string(*d.staticValue));
+  if (!staticDims.empty()) {
+    tile::TileSpecializeDimsOptions o;
+    o.dims.assign(staticDims.begin(), staticDims.end());
+    tilePM.addPass(tile::createTileSpecializeDims(o));
+  }
+  tilePM.addPass(mlir::createCanonicalizerPass());
+  tilePM.addPass(mlir::createCSEPass());
+  if (mlir::failed(tilePM.run(*module)))
+    return 2;
+  if (opts.emit == "tile")
+    return emitText(out, "", [&](llvm::raw_ostream &os) { module->print(os); })
+               ? 0
+               : 1;
+
+  // Stubs need only the checked kernels.
+  bool wantStub = opts.emit.empty() || opts.emit == "stub";
+  bool wantObj = opts.emit.empty() || opts.emit == "obj";
+  if (wantStub) {
+    if (!out.file.empty() && opts.emit == "stub") {
+      llvm::errs() << "tlc: error: -emit=stub writes one header and source per "
+                      "kernel; give -o a directory (ending in '/')\n";
+      return 1;
+    }
+    llvm::sys::fs::create_directories(out.dir);
+    for (const KernelInfo &k : sema.kernels()) {
+      std::string header, source;
+      target->emitStub(k, k.name + ".h", header, source);
+      if (!writeFile(joinPath(out.dir, k.name + ".h"), header) ||
+          !writeFile(joinPath(out.dir, k.name + ".cpp"), source))
+        return 1;
+    }
+    if (opts.emit == "stub")
+      return 0;
+  }
+
+  mlir::PassManager lowerPM(&context);
+  configure(lowerPM);
+  target->buildLoweringPipeline(lowerPM);
+  if (mlir::failed(lowerPM.run(*module)))
+    return 2;
+  llvm::LLVMContext llvmContext;
+  auto llvmModule = target->translate(*module, llvmContext, opts.optLevel);
+  if (!llvmModule) {
+    llvm::errs() << "tlc: error: " << llvm::toString(llvmModule.takeError())
+                 << "\n";
+    return 2;
+  }
+  if (opts.emit == "llvm")
+    return emitText(out, "", [&](llvm::raw_ostream &os) {
+             (*llvmModule)->print(os, nullptr);
+           })
+               ? 0
+               : 1;
+  if (opts.emit == "asm" || wantObj) {
+    EmitKind kind = opts.emit == "asm" ? EmitKind::Asm : EmitKind::Obj;
+    std::string path;
+    if (kind == EmitKind::Asm)
+      path = out.file.empty() ? "-" : out.file;
+    else
+      path = !out.file.empty() && opts.emit == "obj"
+                 ? out.file
+                 : joinPath(out.dir, stem + target->binaryExtension().str());
+    if (path != "-")
+      llvm::sys::fs::create_directories(llvm::sys::path::parent_path(path));
+    std::error_code ec;
+    llvm::ToolOutputFile file(path, ec, llvm::sys::fs::OF_None);
+    if (ec) {
+      llvm::errs() << "tlc: error: cannot write '" << path
+                   << "': " << ec.message() << "\n";
+      return 1;
+    }
+    if (llvm::Error err = target->emitCode(**llvmModule, kind, file.os())) {
+      llvm::errs() << "tlc: error: " << llvm::toString(std::move(err)) << "\n";
+      return 2;
+    }
+    file.keep();
+  }
+  return 0;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  Options opts;
+  CLI::App app{"tlc: ahead-of-time compiler for the tile language.\n"
+               "Compiles FILE.tl to device code plus C++ launch stubs.",
+               "tlc"};
+  app.add_option("input", opts.input, "The .tl source file")->required();
+  app.add_option("--target", opts.target,
+                 "Code generation target (cpu)")
+      ->capture_default_str();
+  app.add_option("--arch", opts.arch,
+                 "Target architecture. cpu: native (default), x86-64, "
+                 "x86-64-v2, x86-64-v3, x86-64-v4, aarch64");
+  app.add_option("-D", opts.defines,
+                 "Set a kernel parameter or symbolic dimension: -D NAME=VALUE");
+  app.add_option("-I", opts.includeDirs, "Add a directory to the import path");
+  app.add_option("-o", opts.output,
+                 "Output file, or a directory (ending in '/') for the object "
+                 "and stubs; default: the current directory");
+  app.add_option("--emit", opts.emit, kEmitHelp)
+      ->check(CLI::IsMember({"ast", "tile", "llvm", "asm", "obj", "stub"}));
+  app.add_option("-O", opts.optLevel, "LLVM optimization level (0-3)")
+      ->check(CLI::Range(0, 3))
+      ->capture_default_str();
+  app.add_option("--max-errors", opts.maxErrors,
+                 "Stop after this many errors")
+      ->capture_default_str();
+  app.add_flag("--mlir-print-ir-after-all", opts.printIRAfterAll,
+               "Print the IR after every MLIR pass (to stderr)");
+  app.add_flag("--mlir-timing", opts.timing,
+               "Report the time spent in each MLIR pass (to stderr)");
+  app.set_version_flag("--version", "tlc 0.1.0 (LLVM/MLIR 22)");
+  app.footer("Single-dash spellings work too: -target=cpu -emit=tile ...\n"
+             "Example: tlc examples/gemm.tl -target=cpu -o out/");
+  std::vector<std::string> args = normalizeArgs(argc, argv);
+  std::reverse(args.begin(), args.end()); // CLI11 consumes from the back
+  try {
+    app.parse(args);
+  } catch (const CLI::ParseError &e) {
+    return app.exit(e);
+  }
+  mlir::registerAllPasses();
+  tile::registerTilePasses();
+  registerConversionPasses();
+  return compile(opts);
+}
