@@ -67,10 +67,9 @@ static std::string formatDouble(double v) {
   }
   // `3e+04` -> `3e4`, `1e-05` -> `1e-5`
   std::string mantissa = s.substr(0, e + 1), exponent = s.substr(e + 1);
-  if (exponent[0] == '+')
-    exponent.erase(0, 1);
-  else if (exponent[0] == '-')
-    mantissa += '-', exponent.erase(0, 1);
+  if (exponent[0] == '-') // %g always writes a sign
+    mantissa += '-';
+  exponent.erase(0, 1);
   exponent.erase(
       0, std::min(exponent.find_first_not_of('0'), exponent.size() - 1));
   return mantissa + exponent;

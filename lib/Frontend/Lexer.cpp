@@ -112,36 +112,11 @@ Token Lexer::lexError(const char *start, const llvm::Twine &msg) {
 
 bool Lexer::startsToken(const char *p) const {
   char c = *p;
-  if (isIdentStart(c) || isDigit(c) || isSpace(c))
+  if (isIdentStart(c) || isDigit(c) || isSpace(c) ||
+      llvm::StringRef("\"()[]{},;:?+-*/%!=<>").contains(c))
     return true;
-  switch (c) {
-  case '"':
-  case '(':
-  case ')':
-  case '[':
-  case ']':
-  case '{':
-  case '}':
-  case ',':
-  case ';':
-  case ':':
-  case '?':
-  case '+':
-  case '-':
-  case '*':
-  case '/':
-  case '%':
-  case '!':
-  case '=':
-  case '<':
-  case '>':
-    return true;
-  case '&':
-  case '|':
-    return p + 1 < bufEnd && p[1] == c;
-  default:
-    return false; // includes NUL bytes before the end of the buffer
-  }
+  // Single '&' and '|' are not operators; NUL before the end is no EOF.
+  return (c == '&' || c == '|') && p + 1 < bufEnd && p[1] == c;
 }
 
 const char *Lexer::skipTrivia() {
@@ -173,8 +148,7 @@ Token Lexer::lex() {
     // Point at the opening `/*` only: the range runs to the end of the file.
     diags.error(llvm::SMLoc::getFromPointer(comment),
                 "unterminated block comment");
-    Token tok = make(TokKind::Error, comment);
-    return tok;
+    return make(TokKind::Error, comment);
   }
   const char *start = cur;
   if (cur >= bufEnd)
@@ -206,56 +180,37 @@ Token Lexer::lex() {
     }
     return false;
   };
+  // clang-format off
   switch (c) {
-  case '"':
-    return lexString(start);
-  case '(':
-    return make(TokKind::LParen, start);
-  case ')':
-    return make(TokKind::RParen, start);
-  case '[':
-    return make(TokKind::LBracket, start);
-  case ']':
-    return make(TokKind::RBracket, start);
-  case '{':
-    return make(TokKind::LBrace, start);
-  case '}':
-    return make(TokKind::RBrace, start);
-  case ',':
-    return make(TokKind::Comma, start);
-  case ';':
-    return make(TokKind::Semi, start);
-  case ':':
-    return make(TokKind::Colon, start);
-  case '?':
-    return make(TokKind::Question, start);
-  case '%':
-    return make(TokKind::Percent, start);
-  case '+':
-    return make(next('=') ? TokKind::PlusAssign : TokKind::Plus, start);
+  case '"': return lexString(start);
+  case '(': return make(TokKind::LParen, start);
+  case ')': return make(TokKind::RParen, start);
+  case '[': return make(TokKind::LBracket, start);
+  case ']': return make(TokKind::RBracket, start);
+  case '{': return make(TokKind::LBrace, start);
+  case '}': return make(TokKind::RBrace, start);
+  case ',': return make(TokKind::Comma, start);
+  case ';': return make(TokKind::Semi, start);
+  case ':': return make(TokKind::Colon, start);
+  case '?': return make(TokKind::Question, start);
+  case '%': return make(TokKind::Percent, start);
+  case '+': return make(next('=') ? TokKind::PlusAssign : TokKind::Plus, start);
   case '-':
     if (next('>'))
       return make(TokKind::Arrow, start);
     return make(next('=') ? TokKind::MinusAssign : TokKind::Minus, start);
-  case '*':
-    return make(next('=') ? TokKind::StarAssign : TokKind::Star, start);
+  case '*': return make(next('=') ? TokKind::StarAssign : TokKind::Star, start);
   case '/':
     return make(next('=') ? TokKind::SlashAssign : TokKind::Slash, start);
-  case '!':
-    return make(next('=') ? TokKind::NotEq : TokKind::Bang, start);
-  case '=':
-    return make(next('=') ? TokKind::EqEq : TokKind::Assign, start);
-  case '<':
-    return make(next('=') ? TokKind::LessEq : TokKind::Less, start);
+  case '!': return make(next('=') ? TokKind::NotEq : TokKind::Bang, start);
+  case '=': return make(next('=') ? TokKind::EqEq : TokKind::Assign, start);
+  case '<': return make(next('=') ? TokKind::LessEq : TokKind::Less, start);
   case '>':
     return make(next('=') ? TokKind::GreaterEq : TokKind::Greater, start);
-  case '&':
-    ++cur;
-    return make(TokKind::AmpAmp, start);
-  case '|':
-    ++cur;
-    return make(TokKind::PipePipe, start);
+  case '&': ++cur; return make(TokKind::AmpAmp, start);
+  case '|': ++cur; return make(TokKind::PipePipe, start);
   }
+  // clang-format on
   llvm_unreachable("startsToken admitted a character lex() does not handle");
 }
 

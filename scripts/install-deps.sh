@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages tlc needs; does nothing when all are present.
+# Non-interactive and idempotent; needs root (or sudo) only if something is
+# missing.
+set -euo pipefail
+
+packages=(
+  cmake ninja-build ccache g++ python3
+  llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools lld-22
+  libcli11-dev libopenblas-dev
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all packages present"
+  exit 0
+fi
+
+echo "install-deps: installing ${missing[*]}"
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -q
+$sudo apt-get install -y -q --no-install-recommends "${missing[@]}"

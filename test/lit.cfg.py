@@ -1,0 +1,34 @@
+# lit configuration of the tlc test suite.
+import os
+import platform
+import shutil
+
+import lit.formats
+
+config.name = "tlc"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".tl", ".mlir", ".test"]
+config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.tlc_obj_root, "test")
+
+config.environment["PATH"] = os.pathsep.join(
+    [config.tlc_tools_dir, config.llvm_tools_dir, config.environment.get("PATH", os.environ["PATH"])])
+
+# %cxx compiles a driver against a generated stub: the runtime headers are
+# in include/; examples/ holds the .tl sources.
+config.substitutions.append(("%tlc_include", os.path.join(config.tlc_src_root, "include")))
+config.substitutions.append(("%examples", os.path.join(config.tlc_src_root, "examples")))
+config.substitutions.append(("%cxx", config.host_cxx + " -std=c++17 -O2 -pthread"))
+
+if platform.machine() in ("x86_64", "AMD64"):
+    config.available_features.add("x86_64")
+    try:
+        with open("/proc/cpuinfo") as f:
+            flags = f.read()
+        if " avx2" in flags and " fma" in flags:
+            config.available_features.add("avx2")
+    except OSError:
+        pass
+if platform.machine() in ("aarch64", "arm64"):
+    config.available_features.add("aarch64")
