@@ -305,5 +305,6 @@ Token Lexer::lexString(const char *start) {
   if (cur >= bufEnd || *cur != '"')
     return lexError(start, "unterminated string literal");
   ++cur;
-  return make(TokKind::StringLit, start);
+  // A string with a bad escape was reported: make the parser skip it.
+  return make(badEscape ? TokKind::Error : TokKind::StringLit, start);
 }

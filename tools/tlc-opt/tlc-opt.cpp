@@ -4,6 +4,7 @@
 #include "tlc/Dialect/Tile/Transforms/Passes.h"
 
 #include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 
@@ -13,6 +14,7 @@ int main(int argc, char **argv) {
   tlc::registerConversionPasses();
   mlir::DialectRegistry registry;
   mlir::registerAllDialects(registry);
+  mlir::registerAllExtensions(registry); // e.g. func's inliner interface
   registry.insert<tlc::tile::TileDialect>();
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "tlc optimizer driver\n", registry));

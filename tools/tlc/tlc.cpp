@@ -19,6 +19,7 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/Passes.h"
@@ -59,6 +60,7 @@ struct Options {
   unsigned optLevel = 3;
   bool printIRAfterAll = false;
   bool timing = false;
+  bool printDebugInfo = false;
   unsigned maxErrors = 20;
 };
 
@@ -66,7 +68,7 @@ struct Options {
 std::vector<std::string> normalizeArgs(int argc, char **argv) {
   static const char *longNames[] = {
       "target", "arch", "emit", "mlir-print-ir-after-all", "mlir-timing",
-      "version", "help", "max-errors"};
+      "version", "help", "max-errors", "mlir-print-debuginfo"};
   std::vector<std::string> args;
   for (int i = 1; i < argc; ++i) {
     llvm::StringRef a(argv[i]);
@@ -271,6 +273,7 @@ int compile(const Options &opts) {
   // Tile IR and the target-neutral passes.
   mlir::DialectRegistry registry;
   mlir::registerAllDialects(registry);
+  mlir::registerAllExtensions(registry); // e.g. func's inliner interface
   registry.insert<tile::TileDialect>();
   mlir::MLIRContext context(registry);
   context.loadAllAvailableDialects();
@@ -311,7 +314,14 @@ int compile(const Options &opts) {
   if (mlir::failed(tilePM.run(*module)))
     return 2;
   if (opts.emit == "tile")
-    return emitText(out, "", [&](llvm::raw_ostream &os) { module->print(os); })
+    return emitText(out, "",
+                    [&](llvm::raw_ostream &os) {
+                      mlir::OpPrintingFlags flags;
+                      if (opts.printDebugInfo)
+                        flags.enableDebugInfo(/*enable=*/true,
+                                              /*prettyForm=*/true);
+                      module->print(os, flags);
+                    })
                ? 0
                : 1;
 
@@ -411,6 +421,8 @@ int main(int argc, char **argv) {
       ->capture_default_str();
   app.add_flag("--mlir-print-ir-after-all", opts.printIRAfterAll,
                "Print the IR after every MLIR pass (to stderr)");
+  app.add_flag("--mlir-print-debuginfo", opts.printDebugInfo,
+               "With -emit=tile, print the .tl source location of every op");
   app.add_flag("--mlir-timing", opts.timing,
                "Report the time spent in each MLIR pass (to stderr)");
   app.set_version_flag("--version", "tlc 0.1.0 (LLVM/MLIR 22)");

@@ -4,6 +4,7 @@
 
 #include "tlc/Frontend/AST.h"
 
+#include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
 namespace tlc {

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# CPU benchmarks: tlc kernels against OpenBLAS in the same run, memory-bound
+# kernels against a measured copy bandwidth, and tlc compile times.
+# Usage: bash bench/run_cpu.sh [build-dir]   (prints markdown tables)
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+build="${1:-$root/build}"
+tlc="$build/bin/tlc"
+out="$build/bench"
+rm -rf "$out" && mkdir -p "$out"
+
+echo "## Machine"
+echo
+echo "$(lscpu | grep 'Model name' | sed 's/ \+/ /g'), $(nproc) cores; $(date -u +%Y-%m-%d); commit $(git -C "$root" rev-parse --short HEAD)"
+echo
+
+echo "## tlc compile time (.tl to object + stubs, -O3)"
+echo
+echo "| example | seconds |"
+echo "|---|---|"
+for f in "$root"/examples/*.tl; do
+  name=$(basename "$f" .tl)
+  start=$(date +%s.%N)
+  if "$tlc" "$f" -target=cpu -o "$out/$name/" >/dev/null 2>&1; then
+    end=$(date +%s.%N)
+    printf "| %s | %.3f |\n" "$name" "$(echo "$end - $start" | bc)"
+  else
+    echo "| $name | compile failed |"
+  fi
+done
+echo
+
+echo "## f32 GEMM: tlc vs OpenBLAS cblas_sgemm"
+echo
+g++ -std=c++17 -O2 "$root/bench/cpu/bench_gemm.cpp" "$out/gemm/gemm.cpp" "$out/gemm/gemm.o" \
+  -I"$root/include" -I"$out/gemm" -I/usr/include/x86_64-linux-gnu/openblas-pthread \
+  -lopenblas -pthread -o "$out/bench_gemm"
+"$out/bench_gemm"
