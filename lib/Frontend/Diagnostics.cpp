@@ -1,6 +1,8 @@
 //===- Diagnostics.cpp - Clang-style diagnostics for .tl sources ----------===//
 #include "tlc/Frontend/Diagnostics.h"
 
+#include "llvm/Support/raw_ostream.h"
+
 using namespace tlc;
 
 void DiagnosticEngine::error(llvm::SMLoc loc, const llvm::Twine &msg,
@@ -22,6 +24,11 @@ void DiagnosticEngine::error(llvm::SMLoc loc, const llvm::Twine &msg,
         srcMgr.FindLineNumber(r.Start) == srcMgr.FindLineNumber(r.End))
       printable.push_back(r);
   srcMgr.PrintMessage(loc, llvm::SourceMgr::DK_Error, msg, printable);
+  if (numErrors == errorLimit && !limitReported) {
+    llvm::errs() << "note: too many errors (limit " << errorLimit
+                 << "); stopping here\n";
+    limitReported = true;
+  }
 }
 
 void DiagnosticEngine::warning(llvm::SMLoc loc, const llvm::Twine &msg) {

@@ -238,6 +238,8 @@ struct Sema::Impl {
     (void)depth;
     if (sym && sym->constValue && sym->constValue->kind == ConstValue::DTypeVal)
       return sym->constValue->dtype;
+    if (sym && sym->kind == SymbolKind::Param && !sym->constValue)
+      return std::nullopt; // its missing value was reported already
     diags.error(range, "unknown dtype '" + name + "'");
     return std::nullopt;
   }
@@ -464,6 +466,12 @@ struct Sema::Impl {
       result = isCompare ? Type::scalar(DType::Bool) : operand;
     }
     e->operandType = operand;
+    if ((e->op == BinaryOp::Div || e->op == BinaryOp::Rem) &&
+        isIntegerLike(operand) && e->rhs->constValue &&
+        e->rhs->constValue->kind == ConstValue::Int && e->rhs->constValue->i == 0) {
+      diags.error(e->rhs->range, "integer division by zero");
+      return setType(e, Type::invalid());
+    }
     std::optional<ConstValue> folded;
     if (e->lhs->constValue && e->rhs->constValue)
       folded = foldBinary(e->op, *e->lhs->constValue, *e->rhs->constValue,
@@ -661,13 +669,12 @@ struct Sema::Impl {
     Type t = commonType(a, b, e->range);
     std::optional<ConstValue> folded;
     auto &ca = e->args[0]->constValue, &cb = e->args[1]->constValue;
-    if (ca && cb) {
-      if (cb->i <= 0) {
-        diags.error(e->args[1]->range, "'cdiv' by a non-positive constant");
-        return setType(e, Type::invalid());
-      }
-      folded = ConstValue::ofInt((ca->i + cb->i - 1) / cb->i);
+    if (cb && cb->i <= 0) {
+      diags.error(e->args[1]->range, "'cdiv' by a non-positive constant");
+      return setType(e, Type::invalid());
     }
+    if (ca && cb)
+      folded = ConstValue::ofInt((ca->i + cb->i - 1) / cb->i);
     return setType(e, t, folded);
   }
 
@@ -1224,7 +1231,8 @@ struct Sema::Impl {
       unsigned errorsBefore = diags.errorCount();
       checkFnBody(inst);
       instantiating.pop_back();
-      if (diags.errorCount() != errorsBefore) {
+      if (diags.errorCount() != errorsBefore && call->calleeRange.Start !=
+                                                    fn->nameRange.Start) {
         diags.note(call->range.Start, "in instance '" + mangled +
                                           "' of tile fn '" + fn->name +
                                           "' called here");
@@ -1263,13 +1271,15 @@ struct Sema::Impl {
       else if (auto d = resolveDType(fn.returnType->elemName,
                                      fn.returnType->elemRange))
         inst.returnType = Type::scalar(*d);
+      if (inst.returnType.kind == TypeKind::Void)
+        inst.returnType = Type::invalid(); // declared but unresolvable
     }
     checkBlock(fn.body.get());
     auto &stmts = fn.body->stmts;
     bool endsWithReturn =
         !stmts.empty() && stmts.back()->kind == StmtKind::Return;
-    if (inst.returnType.kind != TypeKind::Void && !endsWithReturn)
-      diags.error(fn.body->range.End,
+    if (inst.returnType.kind == TypeKind::Scalar && !endsWithReturn)
+      diags.error(llvm::SMLoc::getFromPointer(fn.body->range.End.getPointer() - 1),
                   "tile fn '" + fn.name + "' must end with 'return'");
   }
 
@@ -1517,11 +1527,13 @@ struct Sema::Impl {
     }
     const Type &rt = fnInstance->returnType;
     if (!s->value) {
-      if (rt.kind != TypeKind::Void)
+      if (rt.kind == TypeKind::Scalar)
         diags.error(s->range, "missing return value");
       return;
     }
     Type t = checkExpr(s->value.get());
+    if (rt.isInvalid())
+      return;
     if (rt.kind == TypeKind::Void) {
       diags.error(s->value->range,
                   "tile fn without '->' cannot return a value");

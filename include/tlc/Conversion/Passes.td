@@ -34,7 +34,9 @@ def ConvertTileToCPU : Pass<"convert-tile-to-cpu", "mlir::ModuleOp"> {
   }];
   let options = [
     Option<"vectorBits", "vector-bits", "unsigned", "256",
-           "width of the target's vector registers in bits">
+           "width of the target's vector registers in bits">,
+    Option<"vectorRegisters", "vector-registers", "unsigned", "16",
+           "number of vector registers (sizes the gemm register block)">
   ];
   let dependentDialects = [
     "mlir::arith::ArithDialect", "mlir::memref::MemRefDialect",

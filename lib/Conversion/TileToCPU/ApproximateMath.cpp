@@ -16,8 +16,10 @@ struct CPUApproximateMath
     : public tlc::impl::CPUApproximateMathBase<CPUApproximateMath> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    // exp2(x) -> exp(x * ln 2) etc., then approximate what is left.
-    math::populateExpansionPatterns(patterns, {"exp2", "ceil", "powf"});
+    // exp2(x) -> exp(x * ln 2), rsqrt(x) -> 1 / sqrt(x) (libm has no
+    // rsqrtf), etc.; then approximate what is left.
+    math::populateExpansionPatterns(patterns,
+                                    {"exp2", "ceil", "powf", "rsqrt"});
     populateMathPolynomialApproximationPatterns(patterns);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();

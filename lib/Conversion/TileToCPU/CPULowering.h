@@ -45,7 +45,7 @@ void lowerCopy(tile::CopyOp op, unsigned vectorBits);
 void lowerFill(tile::FillOp op, unsigned vectorBits);
 void lowerReduce(tile::ReduceOp op, unsigned vectorBits);
 void lowerAtomicAdd(tile::AtomicAddOp op);
-void lowerGemm(tile::GemmOp op, unsigned vectorBits);
+void lowerGemm(tile::GemmOp op, unsigned vectorBits, unsigned vectorRegisters);
 void lowerParallel(tile::ParallelOp op, unsigned vectorBits);
 
 } // namespace tlc::cpu

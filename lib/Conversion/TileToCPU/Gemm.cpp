@@ -2,9 +2,10 @@
 //
 // C[M, N] (+)= A[M, K] * B[K, N] is computed in MR x (NV vectors) blocks of C
 // that stay in vector registers across the whole K loop: per k, NV vector
-// loads of a row of B, MR broadcasts of A elements and MR*NV FMAs. With
-// AVX2 (8 f32 lanes), MR = 6 and NV = 2 use 12 accumulators + 2 B vectors +
-// 1 broadcast = 15 of the 16 ymm registers. Ragged M and N get smaller
+// loads of a row of B, MR broadcasts of A elements and MR*NV FMAs. MR is
+// sized from the register file: with 16 registers (AVX2) MR = 6 and NV = 2
+// use 12 accumulators + 2 B vectors + 1 broadcast; with 32 (AVX-512,
+// AArch64) MR = 12. Ragged M and N get smaller
 // blocks; a transposed B is first packed so its rows are contiguous.
 //
 //===----------------------------------------------------------------------===//
@@ -19,8 +20,13 @@ using namespace mlir;
 using namespace tlc;
 
 namespace {
-constexpr int64_t kRowsPerBlock = 6;   // MR
-constexpr int64_t kVectorsPerRow = 2;  // NV
+constexpr int64_t kVectorsPerRow = 2; // NV
+
+/// MR: accumulator rows that fit next to NV B vectors and one broadcast.
+int64_t rowsPerBlock(unsigned vectorRegisters) {
+  int64_t rows = (int64_t(vectorRegisters) - kVectorsPerRow - 1) / kVectorsPerRow;
+  return std::clamp<int64_t>(rows, 1, 12);
+}
 
 struct GemmEmitter {
   OpBuilder &b;
@@ -139,7 +145,8 @@ static Value packTransposed(OpBuilder &b, Location loc, Value B,
   return packed;
 }
 
-void cpu::lowerGemm(tile::GemmOp op, unsigned vectorBits) {
+void cpu::lowerGemm(tile::GemmOp op, unsigned vectorBits,
+                    unsigned vectorRegisters) {
   OpBuilder b(op);
   Location loc = op.getLoc();
   auto cType = llvm::cast<MemRefType>(op.getC().getType());
@@ -153,13 +160,14 @@ void cpu::lowerGemm(tile::GemmOp op, unsigned vectorBits) {
                 op.getClear(), cType.getElementType(), K};
   int64_t lanes = vectorLanes(cType.getElementType(), vectorBits);
 
-  int64_t fullRows = M / kRowsPerBlock * kRowsPerBlock;
+  int64_t rowsPerBlk = rowsPerBlock(vectorRegisters);
+  int64_t fullRows = M / rowsPerBlk * rowsPerBlk;
   if (fullRows > 0) {
     auto loop = scf::ForOp::create(b, loc, e.idx(0), e.idx(fullRows),
-                                   e.idx(kRowsPerBlock));
+                                   e.idx(rowsPerBlk));
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPoint(loop.getBody()->getTerminator());
-    e.emitRowBlock(loop.getInductionVar(), kRowsPerBlock, N, lanes);
+    e.emitRowBlock(loop.getInductionVar(), rowsPerBlk, N, lanes);
   }
   if (M > fullRows)
     e.emitRowBlock(e.idx(fullRows), M - fullRows, N, lanes);

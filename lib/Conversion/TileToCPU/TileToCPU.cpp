@@ -178,7 +178,7 @@ void cpu::lowerCopy(tile::CopyOp op, unsigned vectorBits) {
     // Indices of one row on the tile side and on the window side.
     SmallVector<Value> tileIdx(ivs), winIdx(origin.begin(),
                                             origin.begin() + lead);
-    for (int64_t d = 0; d + 1 < rank; ++d)
+    for (int64_t d = 0; window && d + 1 < rank; ++d)
       winIdx.push_back(
           arith::AddIOp::create(b, loc, origin[lead + d], ivs[d]));
     Value rowValid;
@@ -447,6 +447,10 @@ struct ConvertTileToCPU
       module.emitError("vector-bits must be a power of two in [64, 2048]");
       return signalPassFailure();
     }
+    if (vectorRegisters < 8 || vectorRegisters > 64) {
+      module.emitError("vector-registers must be in [8, 64]");
+      return signalPassFailure();
+    }
     for (func::FuncOp fn : module.getOps<func::FuncOp>()) {
       if (fn->hasAttr("tile.fn") && !fn.symbolKnownUseEmpty(module)) {
         fn.emitError("tile fn calls must be inlined before convert-tile-to-cpu");
@@ -471,7 +475,7 @@ struct ConvertTileToCPU
     for (Operation *op : ops) {
       if (auto o = dyn_cast<tile::CopyOp>(op)) cpu::lowerCopy(o, vectorBits);
       else if (auto o = dyn_cast<tile::FillOp>(op)) cpu::lowerFill(o, vectorBits);
-      else if (auto o = dyn_cast<tile::GemmOp>(op)) cpu::lowerGemm(o, vectorBits);
+      else if (auto o = dyn_cast<tile::GemmOp>(op)) cpu::lowerGemm(o, vectorBits, vectorRegisters);
       else if (auto o = dyn_cast<tile::ReduceOp>(op)) cpu::lowerReduce(o, vectorBits);
       else if (auto o = dyn_cast<tile::AtomicAddOp>(op)) cpu::lowerAtomicAdd(o);
       else if (auto o = dyn_cast<tile::ParallelOp>(op)) cpu::lowerParallel(o, vectorBits);

@@ -26,6 +26,7 @@ namespace {
 struct CPUArch {
   std::string triple, cpu, features;
   unsigned vectorBits = 128;
+  unsigned vectorRegisters = 16;
 };
 
 /// Vector width the tile lowering should use for a feature set.
@@ -66,6 +67,8 @@ llvm::Expected<CPUArch> resolveArch(llvm::StringRef name) {
         "aarch64");
   }
   a.vectorBits = vectorBitsFor(a.triple, a.features);
+  // AVX-512 and AArch64 have 32 vector registers, SSE/AVX2 16.
+  a.vectorRegisters = a.vectorBits == 512 || llvm::StringRef(a.triple).starts_with("aarch64") ? 32 : 16;
   return a;
 }
 
@@ -102,7 +105,7 @@ public:
   }
 
   void buildLoweringPipeline(mlir::OpPassManager &pm) const override {
-    pm.addPass(createConvertTileToCPU({arch.vectorBits}));
+    pm.addPass(createConvertTileToCPU({arch.vectorBits, arch.vectorRegisters}));
     pm.addPass(mlir::createCanonicalizerPass());
     pm.addPass(mlir::createCSEPass());
     pm.addPass(createCPUApproximateMath());
