@@ -36,3 +36,12 @@ g++ -std=c++17 -O2 "$root/bench/cpu/bench_gemm.cpp" "$out/gemm/gemm.cpp" "$out/g
   -I"$root/include" -I"$out/gemm" -I/usr/include/x86_64-linux-gnu/openblas-pthread \
   -lopenblas -pthread -o "$out/bench_gemm"
 "$out/bench_gemm"
+echo
+
+echo "## Memory-bound kernels against copy bandwidth"
+echo
+g++ -std=c++17 -O2 "$root/bench/cpu/bench_memory.cpp" \
+  "$out/softmax/softmax.cpp" "$out/rmsnorm/rmsnorm.cpp" \
+  "$out/softmax/softmax.o" "$out/rmsnorm/rmsnorm.o" \
+  -I"$root/include" -I"$out/softmax" -I"$out/rmsnorm" -pthread -o "$out/bench_memory"
+"$out/bench_memory"

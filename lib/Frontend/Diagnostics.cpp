@@ -32,6 +32,10 @@ void DiagnosticEngine::error(llvm::SMLoc loc, const llvm::Twine &msg,
 }
 
 void DiagnosticEngine::warning(llvm::SMLoc loc, const llvm::Twine &msg) {
+  if (!loc.isValid()) { // about the command line, not a source line
+    llvm::errs() << "tlc: warning: " << msg << "\n";
+    return;
+  }
   srcMgr.PrintMessage(loc, llvm::SourceMgr::DK_Warning, msg);
 }
 

@@ -203,7 +203,23 @@ private:
         s += " (out)";
       else if (qualifier(i) == ArgQualifier::InOut)
         s += " (inout)";
-      s += ": " + k.args[i]->type.str();
+      std::string type = k.args[i]->type.str();
+      // Show dimensions fixed with -D next to their name: f32[M, K=64].
+      for (const SymDimInfo &d : k.symDims)
+        if (d.staticValue)
+          for (const DimUse &u : d.uses)
+            if (u.arg == i) {
+              std::vector<Dim> shape = k.args[i]->type.shape;
+              type = dtypeName(k.args[i]->type.dtype).str() + "[";
+              for (size_t j = 0; j < shape.size(); ++j) {
+                type += (j ? ", " : "") + shape[j].str();
+                for (const SymDimInfo &e : k.symDims)
+                  if (e.staticValue && e.name == shape[j].symbol)
+                    type += "=" + std::to_string(*e.staticValue);
+              }
+              type += "]";
+            }
+      s += ": " + type;
     }
     return s.empty() ? "no arguments" : s;
   }
@@ -225,6 +241,13 @@ private:
     for (size_t i = 0; i < k.params.size(); ++i)
       os << (i ? ", " : "") << k.params[i].first << "="
          << k.params[i].second.str();
+    bool anyFixed = false;
+    for (const SymDimInfo &d : k.symDims)
+      if (d.staticValue) {
+        os << (anyFixed ? ", " : ". Fixed dimensions: ") << d.name << "="
+           << *d.staticValue;
+        anyFixed = true;
+      }
     os << ". Do not edit.\n";
     os << R"(//
 // Launch ABI (docs/abi.md in the tlc sources has the details):

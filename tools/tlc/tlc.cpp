@@ -16,6 +16,7 @@
 #include "tlc/MLIRGen/MLIRGen.h"
 #include "tlc/Target/Target.h"
 
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/InitAllDialects.h"
@@ -72,8 +73,17 @@ std::vector<std::string> normalizeArgs(int argc, char **argv) {
   std::vector<std::string> args;
   for (int i = 1; i < argc; ++i) {
     llvm::StringRef a(argv[i]);
+    if (a.starts_with("--") && a.ends_with("=")) {
+      llvm::errs() << "tlc: error: option '" << a << "' needs a value\n";
+      std::exit(1);
+    }
     if (a.size() > 2 && a[0] == '-' && a[1] != '-') {
-      llvm::StringRef name = a.drop_front().split('=').first;
+      auto [name, value] = a.drop_front().split('=');
+      if (a.contains('=') && value.empty()) {
+        // CLI11 would take the next argument as the value.
+        llvm::errs() << "tlc: error: option '" << a << "' needs a value\n";
+        std::exit(1);
+      }
       for (const char *n : longNames)
         if (name == n) {
           args.push_back("-" + a.str());
@@ -177,8 +187,9 @@ bool writeFile(const std::string &path, llvm::StringRef contents) {
 /// Where results go: `-o DIR/` (or an existing directory) names a folder,
 /// otherwise `-o` names the one output file.
 struct OutputPaths {
-  std::string dir;  // for multi-file results
-  std::string file; // for single-file results ("-" is stdout)
+  std::string dir;    // for multi-file results
+  std::string file;   // for single-file results ("-" is stdout)
+  bool isDir = false; // -o named a directory
 };
 
 OutputPaths resolveOutput(const Options &opts) {
@@ -186,6 +197,7 @@ OutputPaths resolveOutput(const Options &opts) {
   bool isDir = !opts.output.empty() &&
                (opts.output.back() == '/' ||
                 llvm::sys::fs::is_directory(opts.output));
+  out.isDir = isDir;
   if (isDir)
     out.dir = opts.output;
   else {
@@ -201,13 +213,15 @@ std::string joinPath(llvm::StringRef dir, llvm::StringRef name) {
   return p.str().str();
 }
 
-/// Writes text to the single output file or stdout.
+/// Writes text to `-o FILE`, to DIR/`defaultName` for `-o DIR/`, or to
+/// stdout without -o.
 bool emitText(const OutputPaths &out, llvm::StringRef defaultName,
               const std::function<void(llvm::raw_ostream &)> &print) {
   std::string path = out.file.empty() ? "-" : out.file;
-  if (out.file.empty() && defaultName.size() && !out.dir.empty() &&
-      out.dir != ".")
+  if (out.file.empty() && out.isDir) {
+    llvm::sys::fs::create_directories(out.dir);
     path = joinPath(out.dir, defaultName);
+  }
   std::error_code ec;
   llvm::raw_fd_ostream os(path, ec);
   if (ec) {
@@ -261,7 +275,7 @@ int compile(const Options &opts) {
   if (opts.emit == "ast") {
     if (!ok)
       return 1;
-    return emitText(out, "", [&](llvm::raw_ostream &os) {
+    return emitText(out, stem + ".ast", [&](llvm::raw_ostream &os) {
              printAST(*program.modules[0], srcMgr, os);
            })
                ? 0
@@ -277,6 +291,8 @@ int compile(const Options &opts) {
   registry.insert<tile::TileDialect>();
   mlir::MLIRContext context(registry);
   context.loadAllAvailableDialects();
+  // Errors from passes print like the frontend's: file:line:col + caret.
+  mlir::SourceMgrDiagnosticHandler mlirDiagnostics(srcMgr, &context);
   mlir::OwningOpRef<mlir::ModuleOp> module =
       generateTileIR(context, sema, srcMgr);
   if (mlir::failed(mlir::verify(*module))) {
@@ -314,7 +330,7 @@ int compile(const Options &opts) {
   if (mlir::failed(tilePM.run(*module)))
     return 2;
   if (opts.emit == "tile")
-    return emitText(out, "",
+    return emitText(out, stem + ".mlir",
                     [&](llvm::raw_ostream &os) {
                       mlir::OpPrintingFlags flags;
                       if (opts.printDebugInfo)
@@ -359,7 +375,7 @@ int compile(const Options &opts) {
     return 2;
   }
   if (opts.emit == "llvm")
-    return emitText(out, "", [&](llvm::raw_ostream &os) {
+    return emitText(out, stem + ".ll", [&](llvm::raw_ostream &os) {
              (*llvmModule)->print(os, nullptr);
            })
                ? 0
@@ -368,7 +384,9 @@ int compile(const Options &opts) {
     EmitKind kind = opts.emit == "asm" ? EmitKind::Asm : EmitKind::Obj;
     std::string path;
     if (kind == EmitKind::Asm)
-      path = out.file.empty() ? "-" : out.file;
+      path = !out.file.empty() ? out.file
+             : out.isDir      ? joinPath(out.dir, stem + ".s")
+                              : "-";
     else
       path = !out.file.empty() && opts.emit == "obj"
                  ? out.file

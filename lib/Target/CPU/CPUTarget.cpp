@@ -114,8 +114,11 @@ public:
         "arith-emulate-unsupported-floats{source-types=bf16 target-type=f32},"
         "convert-vector-to-scf,lower-affine,convert-scf-to-cf,"
         "expand-strided-metadata,lower-affine,arith-expand{include-bf16=true},"
-        "convert-math-to-libm,convert-vector-to-llvm,"
-        "finalize-memref-to-llvm,convert-math-to-llvm,convert-arith-to-llvm,"
+        // math-to-llvm first: it keeps vector fma/sqrt as LLVM intrinsics,
+        // while math-to-libm would scalarize them into libm calls. Only what
+        // has no intrinsic (erf of f64, ...) goes to libm.
+        "convert-math-to-llvm,convert-math-to-libm,convert-vector-to-llvm,"
+        "finalize-memref-to-llvm,convert-arith-to-llvm,"
         "convert-index-to-llvm,convert-cf-to-llvm,convert-func-to-llvm,"
         "reconcile-unrealized-casts";
     if (mlir::failed(mlir::parsePassPipeline(upstream, pm, llvm::errs())))

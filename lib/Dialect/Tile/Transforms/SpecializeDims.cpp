@@ -51,11 +51,14 @@ struct TileSpecializeDims
         return func.emitError("malformed tile.dims entry");
       for (Attribute use : uses) {
         auto pair = llvm::dyn_cast<DenseI64ArrayAttr>(use);
-        if (!pair || pair.size() != 2 || pair[0] >= (int64_t)argTypes.size())
+        if (!pair || pair.size() != 2 || pair[0] < 0 ||
+            pair[0] >= (int64_t)argTypes.size())
           return func.emitError("malformed tile.dims entry");
         auto type = llvm::dyn_cast<MemRefType>(argTypes[pair[0]]);
-        if (!type || pair[1] >= type.getRank())
+        if (!type)
           return func.emitError("tile.dims names a non-memref argument");
+        if (pair[1] < 0 || pair[1] >= type.getRank())
+          return func.emitError("malformed tile.dims entry");
         SmallVector<int64_t> shape(type.getShape());
         shape[pair[1]] = it->second;
         argTypes[pair[0]] = MemRefType::get(shape, type.getElementType(),

@@ -1,0 +1,140 @@
+// RUN: tlc-opt %s -split-input-file --pass-pipeline='builtin.module(convert-tile-to-cpu{vector-bits=256})' \
+// RUN:   | FileCheck %s '--implicit-check-not={{^ *(%[^ ]+ = )?tile\.}}' --implicit-check-not='#tile.'
+// RUN: tlc-opt %s -split-input-file --pass-pipeline='builtin.module(convert-tile-to-cpu{vector-bits=128})' | FileCheck %s --check-prefix=V128
+// RUN: not tlc-opt %s -split-input-file --pass-pipeline='builtin.module(convert-tile-to-cpu{vector-bits=100})' 2>&1 | FileCheck %s --check-prefix=BITS
+// Every tile op is lowered to scf/vector/memref and the kernel gets the CPU
+// block ABI. No tile op or #tile.scope memory space is left.
+
+// The kernel is renamed tlc_block_NAME, its block ids become three trailing
+// index arguments, and it gets a C interface. Tiles live on the stack.
+// CHECK-LABEL: func.func @tlc_block_k(
+// CHECK-SAME: %[[A:[^:]*]]: memref<?x?xf32, strided<[?, 1], offset: ?>>, %[[C:[^:]*]]: memref<?x?xf32, strided<[?, 1], offset: ?>>,
+// CHECK-SAME: %[[BX:[^:]*]]: index, %[[BY:[^:]*]]: index, %{{[^:]*}}: index)
+// CHECK-SAME: llvm.emit_c_interface
+// CHECK-DAG: %[[R:.*]] = memref.alloca() {{.*}} : memref<16xf32>
+// CHECK-DAG: %[[ACC:.*]] = memref.alloca() {{.*}} : memref<16x16xf32>
+// CHECK-DAG: %[[S:.*]] = memref.alloca() {{.*}} : memref<16x16xf32>
+// CHECK-DAG: %[[I:.*]] = arith.muli %[[BY]], %c16
+// CHECK-DAG: %[[J:.*]] = arith.muli %[[BX]], %c16
+//
+// fill: vector stores of a splat.
+// CHECK: %[[FLAT:.*]] = memref.collapse_shape %[[ACC]] {{\[\[}}0, 1]] : memref<16x16xf32> into memref<256xf32>
+// CHECK: scf.for
+// CHECK-NEXT: vector.broadcast %{{.*}} : f32 to vector<8xf32>
+// CHECK-NEXT: vector.store %{{.*}}, %[[FLAT]][%{{.*}}] : memref<256xf32>, vector<8xf32>
+//
+// copy in: a loop over rows; rows past the end of A are zero-filled, the
+// others read with masked transfers (ragged columns read zero).
+// CHECK: scf.for %[[ROW:.*]] = %{{.*}} to %{{.*}} step
+// CHECK: %[[GROW:.*]] = arith.addi %[[I]], %[[ROW]]
+// CHECK: %[[M:.*]] = memref.dim %[[A]], %{{.*}}
+// CHECK: %[[IN:.*]] = arith.cmpi slt, %[[GROW]], %[[M]]
+// CHECK: scf.if %[[IN]] {
+// CHECK: %[[V:.*]] = vector.transfer_read %[[A]][%[[GROW]], %{{.*}}], %{{.*}} : memref<?x?xf32, strided<[?, 1], offset: ?>>, vector<8xf32>
+// CHECK: vector.store %[[V]], %[[S]][%[[ROW]], %{{.*}}] : memref<16x16xf32>, vector<8xf32>
+// CHECK: } else {
+// CHECK: vector.store %{{.*}}, %[[S]][%[[ROW]], %{{.*}}] : memref<16x16xf32>, vector<8xf32>
+// CHECK: }
+//
+// parallel: vectorized along the inner dimension, math.exp included.
+// CHECK: %[[PV:.*]] = vector.load %[[ACC]][%{{.*}}, %{{.*}}] : memref<16x16xf32>, vector<8xf32>
+// CHECK-NEXT: %[[PE:.*]] = math.exp %[[PV]] : vector<8xf32>
+// CHECK-NEXT: vector.store %[[PE]], %[[ACC]][%{{.*}}, %{{.*}}] : memref<16x16xf32>, vector<8xf32>
+//
+// gemm: a block of C in registers across the K loop (iter_args), updated by
+// vector.fma of broadcast A elements and rows of B, then stored back.
+// CHECK: vector.load %[[ACC]]
+// CHECK: scf.for %[[K:[^ ]*]] = %{{.*}} to %c16{{.*}} iter_args({{.*}}) -> (vector<8xf32>, vector<8xf32>
+// CHECK: %[[BROW:.*]] = vector.load %[[S]][%[[K]], %{{.*}}] : memref<16x16xf32>, vector<8xf32>
+// CHECK: %[[AEL:.*]] = memref.load %[[S]][%{{.*}}, %[[K]]] : memref<16x16xf32>
+// CHECK: %[[ABC:.*]] = vector.broadcast %[[AEL]] : f32 to vector<8xf32>
+// CHECK: vector.fma %[[ABC]], %[[BROW]], %{{.*}} : vector<8xf32>
+// CHECK: scf.yield
+// CHECK: vector.store %{{.*}}, %[[ACC]]
+//
+// reduce <sum> with clear: vector accumulation, then vector.reduction; the
+// result overwrites the destination.
+// CHECK: scf.for {{.*}} iter_args(%{{.*}}) -> (vector<8xf32>) {
+// CHECK: vector.load %[[ACC]]
+// CHECK: arith.addf {{.*}} : vector<8xf32>
+// CHECK: %[[SUM:.*]] = vector.reduction <add>, %{{.*}} : vector<8xf32> into f32
+// CHECK-NEXT: memref.store %[[SUM]], %[[R]][%{{.*}}] : memref<16xf32>
+//
+// copy out: the same row guard; only rows inside C are written.
+// CHECK: memref.dim %[[C]]
+// CHECK: scf.if
+// CHECK: vector.transfer_write %{{.*}}, %[[C]][%{{.*}}, %{{.*}}] : vector<8xf32>, memref<?x?xf32, strided<[?, 1], offset: ?>>
+// CHECK-NOT: } else {
+// CHECK: return
+
+// V128-LABEL: func.func @tlc_block_k(
+// V128: math.exp {{.*}} : vector<4xf32>
+// V128: vector.fma {{.*}} : vector<4xf32>
+// V128-NOT: vector<8xf32>
+
+// BITS: error: vector-bits must be a power of two in [64, 2048]
+func.func @k(%A: memref<?x?xf32, strided<[?, 1], offset: ?>>,
+             %C: memref<?x?xf32, strided<[?, 1], offset: ?>>)
+    attributes {tile.kernel, tile.grid_rank = 2 : i64, tile.threads = 128 : i64} {
+  %c16 = arith.constant 16 : index
+  %zero = arith.constant 0.0 : f32
+  %bx = tile.block_id 0
+  %by = tile.block_id 1
+  %i = arith.muli %by, %c16 : index
+  %j = arith.muli %bx, %c16 : index
+  %s = tile.alloc : memref<16x16xf32, #tile.scope<shared>>
+  %acc = tile.alloc : memref<16x16xf32, #tile.scope<fragment>>
+  %r = tile.alloc : memref<16xf32, #tile.scope<local>>
+  tile.fill %acc, %zero : memref<16x16xf32, #tile.scope<fragment>>, f32
+  tile.copy %A[%i, %j] to %s : memref<?x?xf32, strided<[?, 1], offset: ?>>, memref<16x16xf32, #tile.scope<shared>>
+  tile.parallel [16, 16] {
+  ^bb0(%ii: index, %jj: index):
+    %v = memref.load %acc[%ii, %jj] : memref<16x16xf32, #tile.scope<fragment>>
+    %e = math.exp %v : f32
+    memref.store %e, %acc[%ii, %jj] : memref<16x16xf32, #tile.scope<fragment>>
+  }
+  tile.gemm %s, %s, %acc : memref<16x16xf32, #tile.scope<shared>>, memref<16x16xf32, #tile.scope<shared>>, memref<16x16xf32, #tile.scope<fragment>>
+  tile.reduce <sum> %acc to %r {dim = 1 : i64, clear} : memref<16x16xf32, #tile.scope<fragment>>, memref<16xf32, #tile.scope<local>>
+  tile.copy %acc to %C[%i, %j] : memref<16x16xf32, #tile.scope<fragment>>, memref<?x?xf32, strided<[?, 1], offset: ?>>
+  return
+}
+
+// -----
+
+// Without clear, reduce <max> folds the new maximum into the destination;
+// a ragged row (12 = 8 + 4) gets a narrower vector for the rest. Uniform
+// values (the scalar argument) are broadcast. atomic_add becomes guarded
+// memref.atomic_rmw.
+// CHECK-LABEL: func.func @tlc_block_r(
+// CHECK-SAME: %[[OUT:[^:]*]]: memref<?x?xf32, strided<[?, 1], offset: ?>>, %[[X:[^:]*]]: f32, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index)
+// CHECK-SAME: llvm.emit_c_interface
+// CHECK: arith.constant 0xFF800000 : f32
+// CHECK: arith.maximumf {{.*}} : vector<8xf32>
+// CHECK: vector.reduction <maximumf>, %{{.*}} : vector<8xf32> into f32
+// CHECK: vector.load {{.*}} : memref<4x12xf32>, vector<4xf32>
+// CHECK: vector.reduction <maximumf>, %{{.*}} : vector<4xf32> into f32
+// CHECK: %[[OLD:.*]] = memref.load
+// CHECK: %[[NEW:.*]] = arith.maximumf %[[OLD]], %{{.*}} : f32
+// CHECK: memref.store %[[NEW]]
+// CHECK: %[[XV:.*]] = vector.broadcast %[[X]] : f32 to vector<8xf32>
+// CHECK: arith.mulf %{{.*}}, %[[XV]] : vector<8xf32>
+// CHECK: %[[XV4:.*]] = vector.broadcast %[[X]] : f32 to vector<4xf32>
+// CHECK: arith.mulf %{{.*}}, %[[XV4]] : vector<4xf32>
+// CHECK: scf.if
+// CHECK: memref.atomic_rmw addf %{{.*}}, %[[OUT]][%{{.*}}, %{{.*}}]
+// CHECK: return
+func.func @r(%Out: memref<?x?xf32, strided<[?, 1], offset: ?>>, %x: f32)
+    attributes {tile.kernel, tile.grid_rank = 1 : i64} {
+  %c0 = arith.constant 0 : index
+  %t = tile.alloc : memref<4x12xf32, #tile.scope<fragment>>
+  %m = tile.alloc : memref<4xf32, #tile.scope<fragment>>
+  tile.reduce <max> %t to %m {dim = 1 : i64} : memref<4x12xf32, #tile.scope<fragment>>, memref<4xf32, #tile.scope<fragment>>
+  tile.parallel [4, 12] {
+  ^bb0(%i: index, %j: index):
+    %v = memref.load %t[%i, %j] : memref<4x12xf32, #tile.scope<fragment>>
+    %w = arith.mulf %v, %x : f32
+    memref.store %w, %t[%i, %j] : memref<4x12xf32, #tile.scope<fragment>>
+  }
+  tile.atomic_add %t to %Out[%c0, %c0] : memref<4x12xf32, #tile.scope<fragment>>, memref<?x?xf32, strided<[?, 1], offset: ?>>
+  return
+}

@@ -1,0 +1,351 @@
+// check.h - Shared helpers of the CPU end-to-end test drivers.
+//
+// A driver fills its inputs with random data (a fixed seed per case), poisons
+// its outputs with NaN, runs a tlc-generated stub, compares the outputs with a
+// plain C++ reference computed in double precision and prints one line per
+// case:
+//
+//   PASS <name> <size> err=<relative error>
+//   FAIL <name> <size> err=<relative error> tol=<tolerance> [what went wrong]
+//
+// The relative error is ||out - ref|| / ||ref|| (2-norms, in double). An
+// unwritten output element stays NaN and fails the case. Tensors may be
+// allocated with padded rows and a guard zone after the end; both are filled
+// with a sentinel, and a write to them fails the case. Checker::finish()
+// returns the exit code: 1 if any case failed.
+#ifndef TLC_TEST_E2E_CHECK_H
+#define TLC_TEST_E2E_CHECK_H
+
+#include "tlc/Runtime/tlc_runtime.h"
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace check {
+
+//===--- 16-bit floating-point storage -----------------------------------===//
+
+/// IEEE binary16, stored as its bits.
+struct half_t {
+  uint16_t bits;
+};
+/// bfloat16, stored as its bits.
+struct bfloat16_t {
+  uint16_t bits;
+};
+
+inline uint32_t bitsOf(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, sizeof u);
+  return u;
+}
+
+inline float floatOf(uint32_t u) {
+  float f;
+  std::memcpy(&f, &u, sizeof f);
+  return f;
+}
+
+/// float -> binary16, round to nearest even; overflow gives +-inf, NaN stays
+/// NaN (quiet).
+inline uint16_t floatToHalfBits(float f) {
+  uint32_t u = bitsOf(f);
+  uint16_t sign = static_cast<uint16_t>((u >> 16) & 0x8000u);
+  u &= 0x7fffffffu;
+  if (u > 0x7f800000u) // NaN
+    return sign | 0x7e00u;
+  if (u >= 0x477ff000u) // >= 65520 rounds to infinity
+    return sign | 0x7c00u;
+  uint32_t e = u >> 23; // biased float exponent
+  if (e < 113) {        // below 2^-14: a subnormal half (or zero)
+    if (e < 102)        // below 2^-25: rounds to zero
+      return sign;
+    uint32_t m = (u & 0x7fffffu) | 0x800000u;
+    uint32_t shift = 126 - e; // value in units of 2^-24 is m >> shift
+    uint32_t q = m >> shift;
+    uint32_t rem = m & ((1u << shift) - 1);
+    uint32_t half = 1u << (shift - 1);
+    if (rem > half || (rem == half && (q & 1)))
+      ++q; // may carry into the smallest normal, which is right
+    return sign | static_cast<uint16_t>(q);
+  }
+  uint32_t mant = u & 0x7fffffu;
+  uint32_t h = ((e - 112) << 10) | (mant >> 13);
+  uint32_t rem = mant & 0x1fffu;
+  if (rem > 0x1000u || (rem == 0x1000u && (h & 1)))
+    ++h; // a carry into the exponent is right too
+  return sign | static_cast<uint16_t>(h);
+}
+
+inline float halfBitsToFloat(uint16_t h) {
+  uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
+  uint32_t e = (h >> 10) & 0x1fu;
+  uint32_t m = h & 0x3ffu;
+  if (e == 0) { // zero or subnormal: m * 2^-24
+    float v = std::ldexp(static_cast<float>(m), -24);
+    return sign ? -v : v;
+  }
+  if (e == 31) // inf or NaN
+    return floatOf(sign | 0x7f800000u | (m << 13));
+  return floatOf(sign | ((e + 112) << 23) | (m << 13));
+}
+
+/// float -> bfloat16, round to nearest even; NaN stays NaN (quiet).
+inline uint16_t floatToBf16Bits(float f) {
+  uint32_t u = bitsOf(f);
+  if ((u & 0x7fffffffu) > 0x7f800000u)
+    return static_cast<uint16_t>((u >> 16) | 0x40u);
+  u += 0x7fffu + ((u >> 16) & 1u);
+  return static_cast<uint16_t>(u >> 16);
+}
+
+inline float bf16BitsToFloat(uint16_t h) {
+  return floatOf(static_cast<uint32_t>(h) << 16);
+}
+
+//===--- Element types ----------------------------------------------------===//
+
+/// What the driver needs to know about a storage type S: its tlc dtype,
+/// conversions to and from float, a NaN, a sentinel bit pattern for guard
+/// zones, and the default tolerance of a result stored as S.
+template <class S> struct Elem;
+
+template <> struct Elem<float> {
+  static constexpr tlc_dtype dtype = TLC_F32;
+  static constexpr const char *name = "f32";
+  static constexpr double tol = 1e-5;
+  static float toFloat(float x) { return x; }
+  static float fromFloat(float x) { return x; }
+  static float nan() { return floatOf(0x7fc00000u); }
+  static float sentinel() { return floatOf(0x7fa5a5a5u); } // a signaling NaN
+};
+
+template <> struct Elem<half_t> {
+  static constexpr tlc_dtype dtype = TLC_F16;
+  static constexpr const char *name = "f16";
+  static constexpr double tol = 1e-2;
+  static float toFloat(half_t x) { return halfBitsToFloat(x.bits); }
+  static half_t fromFloat(float x) { return half_t{floatToHalfBits(x)}; }
+  static half_t nan() { return half_t{0x7e00u}; }
+  static half_t sentinel() { return half_t{0x7da5u}; }
+};
+
+template <> struct Elem<bfloat16_t> {
+  static constexpr tlc_dtype dtype = TLC_BF16;
+  static constexpr const char *name = "bf16";
+  static constexpr double tol = 1e-2;
+  static float toFloat(bfloat16_t x) { return bf16BitsToFloat(x.bits); }
+  static bfloat16_t fromFloat(float x) {
+    return bfloat16_t{floatToBf16Bits(x)};
+  }
+  static bfloat16_t nan() { return bfloat16_t{0x7fc0u}; }
+  static bfloat16_t sentinel() { return bfloat16_t{0x7fa5u}; }
+};
+
+//===--- Random numbers ---------------------------------------------------===//
+
+/// A seed from a case name, so every case has its own fixed data (FNV-1a).
+inline uint64_t seedOf(const std::string &s) {
+  uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+/// splitmix64: small, fast and the same on every platform.
+class Rng {
+public:
+  explicit Rng(uint64_t seed) : state(seed) {}
+  explicit Rng(const std::string &name) : state(seedOf(name)) {}
+  uint64_t next() {
+    uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  }
+  /// Uniform in [lo, hi).
+  float uniform(float lo, float hi) {
+    double u = static_cast<double>(next() >> 11) * 0x1.0p-53;
+    return static_cast<float>(lo + (hi - lo) * u);
+  }
+
+private:
+  uint64_t state;
+};
+
+//===--- Host tensors -----------------------------------------------------===//
+
+/// A host tensor in row-major order whose innermost rows may be padded by
+/// `pad` elements (so strides[rank - 2] = shape[rank - 1] + pad), followed by
+/// a guard zone. Padding and guard hold a sentinel that the kernel must not
+/// overwrite. Elements are addressed by their logical row-major index.
+template <class S> class Tensor {
+public:
+  explicit Tensor(std::vector<int64_t> shape, int64_t pad = 0)
+      : shape_(std::move(shape)), pad_(shape_.size() > 1 ? pad : 0) {
+    cols_ = shape_.empty() ? 1 : shape_.back();
+    numel_ = 1;
+    for (int64_t s : shape_)
+      numel_ *= s;
+    rows_ = 1;
+    for (size_t d = 0; d + 1 < shape_.size(); ++d)
+      rows_ *= shape_[d];
+    ld_ = cols_ + pad_;
+    buf_.assign(static_cast<size_t>(rows_ * ld_ + kGuard),
+                Elem<S>::sentinel());
+  }
+
+  int64_t numel() const { return numel_; }
+  const std::vector<int64_t> &shape() const { return shape_; }
+
+  /// Storage offset of the logical element `i`.
+  int64_t offset(int64_t i) const { return (i / cols_) * ld_ + i % cols_; }
+
+  float get(int64_t i) const { return Elem<S>::toFloat(buf_[offset(i)]); }
+  void set(int64_t i, float v) { buf_[offset(i)] = Elem<S>::fromFloat(v); }
+
+  /// Logical elements uniform in [lo, hi), rounded to S.
+  void fillRandom(Rng &rng, float lo = -1.0f, float hi = 1.0f) {
+    for (int64_t i = 0; i < numel_; ++i)
+      set(i, rng.uniform(lo, hi));
+  }
+  void fill(float v) {
+    for (int64_t i = 0; i < numel_; ++i)
+      set(i, v);
+  }
+  /// Every logical element becomes NaN (padding and guard keep the sentinel).
+  void poison() {
+    for (int64_t i = 0; i < numel_; ++i)
+      buf_[offset(i)] = Elem<S>::nan();
+  }
+
+  /// The logical elements, in double.
+  std::vector<double> values() const {
+    std::vector<double> v(static_cast<size_t>(numel_));
+    for (int64_t i = 0; i < numel_; ++i)
+      v[i] = get(i);
+    return v;
+  }
+
+  /// True if no padding or guard element was written.
+  bool guardsIntact() const {
+    S s = Elem<S>::sentinel();
+    for (int64_t r = 0; r < rows_; ++r)
+      for (int64_t c = cols_; c < ld_; ++c)
+        if (std::memcmp(&buf_[r * ld_ + c], &s, sizeof s))
+          return false;
+    for (size_t i = static_cast<size_t>(rows_ * ld_); i < buf_.size(); ++i)
+      if (std::memcmp(&buf_[i], &s, sizeof s))
+        return false;
+    return true;
+  }
+
+  S *data() { return buf_.data(); }
+
+  /// The view passed to a stub.
+  tlc::TensorView view() {
+    tlc::TensorView t{};
+    t.data = buf_.data();
+    t.dtype = Elem<S>::dtype;
+    t.rank = static_cast<int32_t>(shape_.size());
+    int64_t stride = 1;
+    for (size_t d = shape_.size(); d-- > 0;) {
+      t.shape[d] = shape_[d];
+      t.strides[d] = stride;
+      stride *= d + 1 == shape_.size() ? ld_ : shape_[d];
+    }
+    return t;
+  }
+
+private:
+  static constexpr int64_t kGuard = 16;
+  std::vector<int64_t> shape_;
+  int64_t pad_, cols_, rows_, ld_, numel_;
+  std::vector<S> buf_;
+};
+
+/// ||out - ref|| / ||ref|| in double (the absolute error norm if ref is all
+/// zero). NaN in out gives NaN.
+template <class S>
+double relError(const Tensor<S> &out, const std::vector<double> &ref) {
+  double num = 0, den = 0;
+  for (int64_t i = 0; i < out.numel(); ++i) {
+    double d = static_cast<double>(out.get(i)) - ref[i];
+    num += d * d;
+    den += ref[i] * ref[i];
+  }
+  if (std::isnan(num))
+    return NAN;
+  return den > 0 ? std::sqrt(num / den) : std::sqrt(num);
+}
+
+/// "3x5x7"
+inline std::string sizeStr(std::initializer_list<int64_t> dims) {
+  std::string s;
+  for (int64_t d : dims)
+    s += (s.empty() ? "" : "x") + std::to_string(d);
+  return s;
+}
+
+//===--- Reporting --------------------------------------------------------===//
+
+class Checker {
+public:
+  /// Reports a launch that failed; returns status.ok().
+  bool launched(const tlc::Status &status, const std::string &name,
+                const std::string &size) {
+    if (status.ok())
+      return true;
+    std::printf("FAIL %s %s status=%d: %s\n", name.c_str(), size.c_str(),
+                status.code, status.message.c_str());
+    ++failed;
+    return false;
+  }
+
+  /// Compares out with ref and checks that out's padding and guard are intact.
+  template <class S>
+  bool compare(const std::string &name, const std::string &size,
+               const Tensor<S> &out, const std::vector<double> &ref,
+               double tol) {
+    double err = relError(out, ref);
+    bool guards = out.guardsIntact();
+    bool ok = err <= tol && guards; // false for NaN
+    std::printf("%s %s %s err=%.3g", ok ? "PASS" : "FAIL", name.c_str(),
+                size.c_str(), err);
+    if (!ok)
+      std::printf(" tol=%.3g%s", tol,
+                  guards ? "" : " (wrote outside the tensor)");
+    std::printf("\n");
+    ok ? ++passed : ++failed;
+    return ok;
+  }
+
+  /// A check that is not a comparison of numbers.
+  bool expect(bool ok, const std::string &name, const std::string &what) {
+    std::printf("%s %s %s\n", ok ? "PASS" : "FAIL", name.c_str(),
+                what.c_str());
+    ok ? ++passed : ++failed;
+    return ok;
+  }
+
+  /// Prints a summary; the exit code of the driver.
+  int finish() {
+    std::printf("%s: %d passed, %d failed\n", failed ? "FAILED" : "ALL PASSED",
+                passed, failed);
+    std::fflush(stdout);
+    return failed ? 1 : 0;
+  }
+
+private:
+  int passed = 0, failed = 0;
+};
+
+} // namespace check
+
+#endif // TLC_TEST_E2E_CHECK_H

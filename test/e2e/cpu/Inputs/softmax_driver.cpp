@@ -1,0 +1,59 @@
+// softmax_driver.cpp: checks examples/softmax.tl, a row-wise softmax.
+// Build with -DTLC_T_F16 for a kernel compiled with -D T=f16.
+#include "check.h"
+#include "softmax.h"
+
+#include <algorithm>
+#include <tuple>
+
+#ifdef TLC_T_F16
+using T = check::half_t;
+#else
+using T = float;
+#endif
+
+int main() {
+  check::Checker checker;
+  // (M, N, row padding, lo, hi): ragged N exercises the -inf masking of the
+  // columns past N; a range far from 0 checks that the max is subtracted (a
+  // plain exp(100) overflows f32); an increasing row makes the running max
+  // grow in every column tile.
+  struct Case {
+    int64_t M, N, pad;
+    float lo, hi;
+    bool increasing;
+  };
+  const Case cases[] = {
+      {1, 1, 0, -5, 5, false},     {3, 5, 0, -5, 5, false},
+      {17, 129, 2, -5, 5, false},  {100, 257, 0, -5, 5, false},
+      {64, 128, 0, -5, 5, false},  {5, 1000, 1, -5, 5, false},
+      {257, 3, 0, -5, 5, false},   {7, 300, 0, 80, 100, false},
+      {9, 200, 0, -8, 8, true}};
+  std::string name = std::string("softmax.") + check::Elem<T>::name;
+  for (const Case &c : cases) {
+    const int64_t M = c.M, N = c.N;
+    std::string size = check::sizeStr({M, N});
+    check::Rng rng(name + size);
+    check::Tensor<T> X({M, N}, c.pad), Y({M, N}, c.pad);
+    X.fillRandom(rng, c.lo, c.hi);
+    if (c.increasing)
+      for (int64_t i = 0; i < M * N; ++i)
+        X.set(i, c.lo + (c.hi - c.lo) * float(i % N) / float(N));
+    Y.poison();
+    if (!checker.launched(tlc::kernels::softmax(X.view(), Y.view()), name,
+                          size))
+      continue;
+    std::vector<double> ref(M * N);
+    for (int64_t i = 0; i < M; ++i) {
+      double mx = -INFINITY, sum = 0;
+      for (int64_t j = 0; j < N; ++j)
+        mx = std::max(mx, double(X.get(i * N + j)));
+      for (int64_t j = 0; j < N; ++j)
+        sum += ref[i * N + j] = std::exp(X.get(i * N + j) - mx);
+      for (int64_t j = 0; j < N; ++j)
+        ref[i * N + j] /= sum;
+    }
+    checker.compare(name, size, Y, ref, check::Elem<T>::tol);
+  }
+  return checker.finish();
+}
