@@ -62,6 +62,7 @@ struct Options {
   bool printIRAfterAll = false;
   bool timing = false;
   bool printDebugInfo = false;
+  std::string depfile;
   unsigned maxErrors = 20;
 };
 
@@ -69,7 +70,7 @@ struct Options {
 std::vector<std::string> normalizeArgs(int argc, char **argv) {
   static const char *longNames[] = {
       "target", "arch", "emit", "mlir-print-ir-after-all", "mlir-timing",
-      "version", "help", "max-errors", "mlir-print-debuginfo"};
+      "version", "help", "max-errors", "mlir-print-debuginfo", "depfile"};
   std::vector<std::string> args;
   for (int i = 1; i < argc; ++i) {
     llvm::StringRef a(argv[i]);
@@ -231,6 +232,37 @@ bool emitText(const OutputPaths &out, llvm::StringRef defaultName,
   }
   print(os);
   return true;
+}
+
+/// The output a build system tracks for the depfile: the object, or the
+/// single file of an -emit form.
+std::string depTarget(const Options &opts, const OutputPaths &out,
+                      const std::string &stem, const Target &target) {
+  if (!out.file.empty())
+    return out.file;
+  return joinPath(out.dir, stem + target.binaryExtension().str());
+}
+
+/// Make-style dependency file: the target depends on the .tl file and every
+/// file it imports, so editing an import rebuilds exactly its users.
+bool writeDepfile(const std::string &path, const std::string &target,
+                  const std::vector<std::string> &inputs) {
+  auto escape = [](llvm::StringRef p) {
+    std::string s;
+    for (char c : p) {
+      if (c == ' ' || c == '#')
+        s += '\\';
+      if (c == '$')
+        s += '$';
+      s += c;
+    }
+    return s;
+  };
+  std::string text = escape(target) + ":";
+  for (const std::string &in : inputs)
+    text += " \\\n  " + escape(in);
+  text += "\n";
+  return writeFile(path, text);
 }
 
 int compile(const Options &opts) {
@@ -406,6 +438,11 @@ int compile(const Options &opts) {
     }
     file.keep();
   }
+  if (!opts.depfile.empty())
+    return writeDepfile(opts.depfile, depTarget(opts, out, stem, *target),
+                        loader.files())
+               ? 0
+               : 1;
   return 0;
 }
 
@@ -439,6 +476,9 @@ int main(int argc, char **argv) {
       ->capture_default_str();
   app.add_flag("--mlir-print-ir-after-all", opts.printIRAfterAll,
                "Print the IR after every MLIR pass (to stderr)");
+  app.add_option("--depfile", opts.depfile,
+                 "Write a Makefile-style dependency file (the .tl file and "
+                 "every file it imports) to this path");
   app.add_flag("--mlir-print-debuginfo", opts.printDebugInfo,
                "With -emit=tile, print the .tl source location of every op");
   app.add_flag("--mlir-timing", opts.timing,

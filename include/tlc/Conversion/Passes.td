@@ -20,7 +20,9 @@ def ConvertTileToCPU : Pass<"convert-tile-to-cpu", "mlir::ModuleOp"> {
       values stay scalar, lane-varying ones become vectors; contiguous
       accesses become vector loads/stores), with a scalar remainder;
     - turns each kernel into the CPU block ABI: `tile.block_id` becomes three
-      trailing index arguments and the function gets a C interface.
+      trailing index arguments and the function gets a C interface;
+    - unrolls `scf.for` loops marked `tile.unroll = U` (the language's
+      `for k in range(n, unroll = U)`) by U.
 
     Before:
     ```mlir

@@ -12,6 +12,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/IR/BuiltinTypes.h"
 
 namespace tlc {
@@ -496,6 +497,23 @@ struct ConvertTileToCPU
     for (func::FuncOp fn : module.getOps<func::FuncOp>())
       if (fn->hasAttr("tile.kernel"))
         lowerKernelABI(fn);
+
+    // `for k in range(n, unroll = U)`: unroll by U here (a remainder loop
+    // covers trip counts that are not multiples of U).
+    SmallVector<scf::ForOp> unroll;
+    module.walk([&](scf::ForOp loop) {
+      if (loop->hasAttr("tile.unroll"))
+        unroll.push_back(loop);
+    });
+    for (scf::ForOp loop : unroll) {
+      int64_t factor =
+          loop->getAttrOfType<IntegerAttr>("tile.unroll").getInt();
+      loop->removeAttr("tile.unroll");
+      if (factor > 1 && failed(loopUnrollByFactor(loop, factor))) {
+        loop.emitError("cannot unroll this loop");
+        return signalPassFailure();
+      }
+    }
   }
 
   /// Static tiles become aligned stack slots at the top of the function, so
