@@ -77,7 +77,9 @@ std::optional<ConstValue> parseDefineValue(StringRef text) {
   if (auto d = parseDType(text))
     return ConstValue::ofDType(*d);
   int64_t i;
-  if (!text.getAsInteger(0, i))
+  bool hex = text.starts_with("0x") || text.starts_with("0X");
+  if (!(hex ? text.drop_front(2).getAsInteger(16, i)
+            : text.getAsInteger(10, i)))
     return ConstValue::ofInt(i);
   double f;
   if (!text.getAsDouble(f))
@@ -122,6 +124,7 @@ struct Sema::Impl {
   KernelInfo *kernel = nullptr;
   FnInstance *fnInstance = nullptr;
   const ParallelStmt *parallel = nullptr;
+  const Stmt *lastFnStmt = nullptr; // the only place a return may be
   size_t parallelScopeDepth = 0;
 
   Impl(Sema &self, DiagnosticEngine &diags,
@@ -201,8 +204,13 @@ struct Sema::Impl {
       return Type::invalid();
     }
     unsigned wa = bitWidth(a.dtype), wb = bitWidth(b.dtype);
-    if (wa == wb) // f16 with bf16
+    if (wa == wb && isFloat(a.dtype)) // f16 with bf16
       return Type::scalar(DType::F32);
+    if (wa == wb) { // i8 with u8
+      diags.error(range, "mixed dtypes " + a.str() + " and " + b.str() +
+                             "; use an explicit cast");
+      return Type::invalid();
+    }
     return wa > wb ? a : b;
   }
 
@@ -581,6 +589,8 @@ struct Sema::Impl {
                                         "' is not allowed inside 'parallel'");
         return setType(e, Type::invalid());
       }
+      if (fnInstance)
+        fnInstance->usesTileOps = true;
       bool ok = false;
       switch (op) {
       case TileOpKind::Copy:
@@ -852,6 +862,11 @@ struct Sema::Impl {
       diags.error(e->range, "copy: only one side can be a window");
       return false;
     }
+    if ((src->type.dtype == DType::U8) != (dst->type.dtype == DType::U8)) {
+      diags.error(e->range, "copy: converting u8 to or from another dtype is "
+                            "not supported yet");
+      return false;
+    }
     if ((srcGlobal && !src->window) || (dstGlobal && !dst->window)) {
       Expr *g = srcGlobal ? e->args[0].get() : e->args[1].get();
       diags.error(g->range, "copy: a global tensor needs a window origin, "
@@ -951,6 +966,10 @@ struct Sema::Impl {
                                          std::to_string(n) + "]");
       return false;
     }
+    if (a->type.dtype == DType::U8 || c->type.dtype == DType::U8) {
+      diags.error(e->range, "gemm on u8 tiles is not supported yet");
+      return false;
+    }
     if (a->type.dtype != b->type.dtype) {
       diags.error(e->range, "gemm: A and B must have the same dtype, got " +
                                 dtypeName(a->type.dtype).str() + " and " +
@@ -1016,6 +1035,10 @@ struct Sema::Impl {
       diags.error(e->range, "cannot reduce bool tiles");
       return false;
     }
+    if (src->type.dtype == DType::U8 || dst->type.dtype == DType::U8) {
+      diags.error(e->range, "reductions of u8 tiles are not supported yet");
+      return false;
+    }
     return true;
   }
 
@@ -1069,6 +1092,7 @@ struct Sema::Impl {
       return true;
     };
     bool ok = true;
+    std::vector<std::optional<MemScope>> argScopes(fn->args.size());
     for (size_t i = 0; i < fn->args.size(); ++i) {
       ArgDecl &formal = fn->args[i];
       Expr *actual = e->args[i].get();
@@ -1090,6 +1114,7 @@ struct Sema::Impl {
           ok = false;
           continue;
         }
+        argScopes[i] = op->type.scope;
         if (formal.scope && *formal.scope != op->type.scope) {
           diags.error(actual->range, "argument '" + formal.name +
                                          "' must be a " +
@@ -1131,9 +1156,17 @@ struct Sema::Impl {
     }
     if (!ok)
       return setType(e, Type::invalid());
-    FnInstance *inst = instantiate(fn, bindings, e);
+    FnInstance *inst = instantiate(fn, bindings, argScopes, e);
     if (!inst)
       return setType(e, Type::invalid());
+    if (fnInstance && inst->usesTileOps)
+      fnInstance->usesTileOps = true;
+    if (parallel && inst->usesTileOps) {
+      diags.error(e->calleeRange, "tile fn '" + fn->name +
+                                      "' declares tiles or runs tile ops, so "
+                                      "it cannot be called inside 'parallel'");
+      return setType(e, Type::invalid());
+    }
     // Check the actual arguments against the instance's formal types.
     for (size_t i = 0; i < fn->args.size(); ++i) {
       const Type &formal = inst->args[i]->type;
@@ -1163,6 +1196,7 @@ struct Sema::Impl {
 
   FnInstance *instantiate(FnDecl *fn,
                           std::map<std::string, ConstValue> bindings,
+                          const std::vector<std::optional<MemScope>> &argScopes,
                           CallExpr *call) {
     if (llvm::is_contained(instantiating, fn)) {
       diags.error(call->range, "recursive call of tile fn '" + fn->name + "'");
@@ -1177,6 +1211,7 @@ struct Sema::Impl {
     KernelInfo *savedKernel = kernel;
     FnInstance *savedFn = fnInstance;
     const ParallelStmt *savedParallel = parallel;
+    const Stmt *savedLast = lastFnStmt;
     kernel = nullptr;
     parallel = nullptr;
     resetScopes();
@@ -1212,6 +1247,9 @@ struct Sema::Impl {
       values.push_back(*v);
       mangled += "_" + v->str();
     }
+    for (size_t i = 0; i < argScopes.size(); ++i)
+      if (argScopes[i] && !fn->args[i].scope)
+        mangled += "_" + scopeName(*argScopes[i]).str();
     if (ok) {
       for (FnInstance &inst : self.instances)
         if (inst.generic == fn && inst.mangledName == mangled) {
@@ -1226,6 +1264,7 @@ struct Sema::Impl {
       inst.decl = cloneFn(*fn);
       inst.bindings = values;
       inst.mangledName = mangled;
+      inst.argScopes = argScopes;
       instantiating.push_back(fn);
       fnInstance = &inst;
       unsigned errorsBefore = diags.errorCount();
@@ -1243,6 +1282,7 @@ struct Sema::Impl {
     kernel = savedKernel;
     fnInstance = savedFn;
     parallel = savedParallel;
+    lastFnStmt = savedLast;
     return result;
   }
 
@@ -1252,8 +1292,10 @@ struct Sema::Impl {
       ArgDecl &a = fn.args[i];
       Type t = Type::invalid();
       if (a.type.hasShape) {
-        if (auto tt =
-                resolveTileType(a.type, a.scope.value_or(MemScope::Fragment)))
+        std::optional<MemScope> actual =
+            i < inst.argScopes.size() ? inst.argScopes[i] : std::nullopt;
+        if (auto tt = resolveTileType(
+                a.type, a.scope.value_or(actual.value_or(MemScope::Fragment))))
           t = *tt;
       } else if (auto d = resolveDType(a.type.elemName, a.type.elemRange)) {
         t = Type::scalar(*d);
@@ -1274,8 +1316,11 @@ struct Sema::Impl {
       if (inst.returnType.kind == TypeKind::Void)
         inst.returnType = Type::invalid(); // declared but unresolvable
     }
-    checkBlock(fn.body.get());
     auto &stmts = fn.body->stmts;
+    // Code generation ends the function at its last statement; an early
+    // return would need control flow that tile fns do not have yet.
+    lastFnStmt = stmts.empty() ? nullptr : stmts.back().get();
+    checkBlock(fn.body.get());
     bool endsWithReturn =
         !stmts.empty() && stmts.back()->kind == StmtKind::Return;
     if (inst.returnType.kind == TypeKind::Scalar && !endsWithReturn)
@@ -1316,7 +1361,11 @@ struct Sema::Impl {
         checkExpr(es->expr.get());
         return;
       }
-      checkCall(static_cast<CallExpr *>(es->expr.get()), /*asStatement=*/true);
+      auto *call = static_cast<CallExpr *>(es->expr.get());
+      Type t = checkCall(call, /*asStatement=*/true);
+      if (!t.isInvalid() && tileOpKind(call->callee) == TileOpKind::None &&
+          !call->resolvedFn)
+        diags.error(es->range, "result of '" + call->callee + "' is unused");
       return;
     }
     case StmtKind::For:
@@ -1335,6 +1384,8 @@ struct Sema::Impl {
   }
 
   void checkAlloc(AllocStmt *s) {
+    if (fnInstance)
+      fnInstance->usesTileOps = true;
     if (parallel) {
       diags.error(s->range, "tiles cannot be declared inside 'parallel'");
       return;
@@ -1459,6 +1510,8 @@ struct Sema::Impl {
   }
 
   void checkParallel(ParallelStmt *s) {
+    if (fnInstance)
+      fnInstance->usesTileOps = true;
     if (parallel) {
       diags.error(s->range, "'parallel' cannot be nested");
       return;
@@ -1525,6 +1578,10 @@ struct Sema::Impl {
       diags.error(s->range, "'return' is not allowed inside 'parallel'");
       return;
     }
+    if (s != lastFnStmt) {
+      diags.error(s->range, "'return' must be the last statement of a tile fn");
+      return;
+    }
     const Type &rt = fnInstance->returnType;
     if (!s->value) {
       if (rt.kind == TypeKind::Scalar)
@@ -1540,6 +1597,40 @@ struct Sema::Impl {
       return;
     }
     checkConvertible(t, rt.dtype, s->value->range, "return");
+  }
+
+  /// The first tile fn call in an expression tree, or null.
+  static Expr *findFnCall(Expr *e) {
+    if (!e)
+      return nullptr;
+    switch (e->kind) {
+    case ExprKind::Call: {
+      auto *c = static_cast<CallExpr *>(e);
+      if (c->resolvedFn)
+        return c;
+      for (ExprPtr &a : c->args)
+        if (Expr *f = findFnCall(a.get()))
+          return f;
+      return nullptr;
+    }
+    case ExprKind::Unary:
+      return findFnCall(static_cast<UnaryExpr *>(e)->operand.get());
+    case ExprKind::Binary: {
+      auto *b = static_cast<BinaryExpr *>(e);
+      if (Expr *f = findFnCall(b->lhs.get()))
+        return f;
+      return findFnCall(b->rhs.get());
+    }
+    case ExprKind::Ternary: {
+      auto *t = static_cast<TernaryExpr *>(e);
+      for (Expr *x : {t->cond.get(), t->trueValue.get(), t->falseValue.get()})
+        if (Expr *f = findFnCall(x))
+          return f;
+      return nullptr;
+    }
+    default:
+      return nullptr;
+    }
   }
 
   //===--- Kernels ------------------------------------------------------===//
@@ -1611,6 +1702,10 @@ struct Sema::Impl {
       Type t = checkExpr(g.get());
       if (!t.isInvalid() && !isIntegerLike(t))
         diags.error(g->range, "grid extent must be an integer, got " + t.str());
+      else if (Expr *call = findFnCall(g.get()))
+        diags.error(call->range, "tile fn calls are not allowed in grid(...): "
+                                 "the launch stub computes the grid on the "
+                                 "host");
     }
     if (k->blockVars.size() > k->grid.size())
       diags.error(k->blockVarRanges[k->grid.size() < k->blockVarRanges.size()
@@ -1759,7 +1854,7 @@ struct Sema::Impl {
           });
           if (!used && fn->params.empty()) {
             CallExpr fake(fn->nameRange, fn->name, fn->nameRange);
-            instantiate(fn, {}, &fake);
+            instantiate(fn, {}, {}, &fake);
           }
         }
     for (auto &[name, value] : defines)

@@ -18,7 +18,8 @@ def ConvertTileToCPU : Pass<"convert-tile-to-cpu", "mlir::ModuleOp"> {
     - lowers `tile.reduce` to vector accumulation plus `vector.reduction`;
     - vectorizes `tile.parallel` along its innermost dimension (uniform
       values stay scalar, lane-varying ones become vectors; contiguous
-      accesses become vector loads/stores), with a scalar remainder;
+      accesses become vector loads/stores), with a narrower vector for the
+      remainder;
     - turns each kernel into the CPU block ABI: `tile.block_id` becomes three
       trailing index arguments and the function gets a C interface;
     - unrolls `scf.for` loops marked `tile.unroll = U` (the language's

@@ -74,6 +74,11 @@ struct FnInstance {
   std::string mangledName;
   std::vector<Symbol *> args;
   Type returnType;
+  /// Scope of each tile argument declared without one (taken from the call).
+  std::vector<std::optional<MemScope>> argScopes;
+  /// Declares tiles or runs tile ops (directly or through calls), so it
+  /// cannot be called inside `parallel`.
+  bool usesTileOps = false;
 };
 
 /// The main file and every file it imports, each parsed once.

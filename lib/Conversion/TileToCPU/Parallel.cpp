@@ -7,8 +7,9 @@
 //   - varying: anything else (a vector value).
 // A load or store whose last index is linear and whose other indices are
 // uniform becomes one contiguous vector access; other varying accesses are
-// unrolled lane by lane. Bodies with nested regions (if/for) are emitted
-// lane by lane as scalars, so every body lowers correctly.
+// unrolled lane by lane. Bodies with nested regions (if/for) or `var`
+// assignments are emitted lane by lane as scalars, so every body lowers
+// correctly.
 //
 //===----------------------------------------------------------------------===//
 #include "CPULowering.h"
@@ -37,6 +38,11 @@ public:
     for (Operation &op : body.without_terminator()) {
       if (op.getNumRegions() != 0)
         return false;
+      // A rank-0 memref written in the body is a `var`: private state of
+      // one iteration, which lanes cannot share.
+      if (auto store = dyn_cast<memref::StoreOp>(op))
+        if (store.getMemRefType().getRank() == 0)
+          return false;
       if (isa<memref::LoadOp, memref::StoreOp>(op))
         continue;
       if (!op.hasTrait<OpTrait::Elementwise>() && op.getNumOperands() != 0)
