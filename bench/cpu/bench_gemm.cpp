@@ -14,6 +14,7 @@
 #include <vector>
 
 extern "C" void openblas_set_num_threads(int);
+extern "C" char *openblas_get_corename(void);
 
 static double medianSeconds(const std::function<void()> &fn, int reps) {
   fn(); // warm-up
@@ -34,6 +35,7 @@ int main(int argc, char **argv) {
     sizes = {std::atoll(argv[1])};
   std::mt19937 rng(1);
   std::uniform_real_distribution<float> dist(-1, 1);
+  std::printf("OpenBLAS kernel: %s\n\n", openblas_get_corename());
   std::printf("| size | threads | tlc GFLOP/s | OpenBLAS GFLOP/s | tlc / OpenBLAS | max rel diff |\n");
   std::printf("|---|---|---|---|---|---|\n");
   for (int64_t n : sizes) {

@@ -103,23 +103,20 @@ struct GemmEmitter {
                                 ValueRange{rowIdx[r], colOffsets[v]});
   }
 
-  /// All column blocks of the row block at i0.
-  void emitRowBlock(Value i0, int64_t rows, int64_t N, int64_t lanes) {
-    int64_t blockCols = kVectorsPerRow * lanes;
-    int64_t fullCols = N / blockCols * blockCols;
-    SmallVector<int64_t> fullWidths(kVectorsPerRow, lanes);
-    if (fullCols > 0) {
-      auto loop = scf::ForOp::create(b, loc, idx(0), idx(fullCols),
-                                     idx(blockCols));
+  /// All row blocks of the column block at j0 (of the given vector widths).
+  /// Rows are the inner loop so the KxNR panel of B stays in L1 across them.
+  void emitColumnBlock(Value j0, ArrayRef<int64_t> widths, int64_t M,
+                       int64_t rowsPerBlk) {
+    int64_t fullRows = M / rowsPerBlk * rowsPerBlk;
+    if (fullRows > 0) {
+      auto loop = scf::ForOp::create(b, loc, idx(0), idx(fullRows),
+                                     idx(rowsPerBlk));
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPoint(loop.getBody()->getTerminator());
-      emitBlock(i0, loop.getInductionVar(), rows, fullWidths);
+      emitBlock(loop.getInductionVar(), j0, rowsPerBlk, widths);
     }
-    SmallVector<int64_t> tailWidths;
-    for (int64_t rest = N - fullCols; rest > 0; rest -= std::min(rest, lanes))
-      tailWidths.push_back(std::min(rest, lanes));
-    if (!tailWidths.empty())
-      emitBlock(i0, idx(fullCols), rows, tailWidths);
+    if (M > fullRows)
+      emitBlock(idx(fullRows), j0, M - fullRows, widths);
   }
 };
 } // namespace
@@ -161,15 +158,20 @@ void cpu::lowerGemm(tile::GemmOp op, unsigned vectorBits,
   int64_t lanes = vectorLanes(cType.getElementType(), vectorBits);
 
   int64_t rowsPerBlk = rowsPerBlock(vectorRegisters);
-  int64_t fullRows = M / rowsPerBlk * rowsPerBlk;
-  if (fullRows > 0) {
-    auto loop = scf::ForOp::create(b, loc, e.idx(0), e.idx(fullRows),
-                                   e.idx(rowsPerBlk));
+  int64_t blockCols = kVectorsPerRow * lanes;
+  int64_t fullCols = N / blockCols * blockCols;
+  if (fullCols > 0) {
+    auto loop = scf::ForOp::create(b, loc, e.idx(0), e.idx(fullCols),
+                                   e.idx(blockCols));
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPoint(loop.getBody()->getTerminator());
-    e.emitRowBlock(loop.getInductionVar(), rowsPerBlk, N, lanes);
+    SmallVector<int64_t> widths(kVectorsPerRow, lanes);
+    e.emitColumnBlock(loop.getInductionVar(), widths, M, rowsPerBlk);
   }
-  if (M > fullRows)
-    e.emitRowBlock(e.idx(fullRows), M - fullRows, N, lanes);
+  SmallVector<int64_t> tailWidths;
+  for (int64_t rest = N - fullCols; rest > 0; rest -= std::min(rest, lanes))
+    tailWidths.push_back(std::min(rest, lanes));
+  if (!tailWidths.empty())
+    e.emitColumnBlock(e.idx(fullCols), tailWidths, M, rowsPerBlk);
   op.erase();
 }

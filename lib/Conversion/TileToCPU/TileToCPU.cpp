@@ -36,8 +36,7 @@ static Value indexConst(OpBuilder &b, Location loc, int64_t v) {
   return arith::ConstantIndexOp::create(b, loc, v);
 }
 
-void cpu::forEachChunk(OpBuilder &b, Location loc, int64_t total,
-                       int64_t lanes,
+void cpu::forEachChunk(OpBuilder &b, Location loc, int64_t total, int64_t lanes,
                        const std::function<void(Value, int64_t)> &body) {
   int64_t full = total / lanes, tail = total % lanes;
   if (full == 1) {
@@ -59,8 +58,9 @@ void cpu::buildLoopNest(OpBuilder &b, Location loc, ArrayRef<int64_t> extents,
   SmallVector<Value> ivs;
   OpBuilder::InsertionGuard guard(b);
   for (int64_t e : extents) {
-    auto loop = scf::ForOp::create(b, loc, indexConst(b, loc, 0),
-                                   indexConst(b, loc, e), indexConst(b, loc, 1));
+    auto loop =
+        scf::ForOp::create(b, loc, indexConst(b, loc, 0), indexConst(b, loc, e),
+                           indexConst(b, loc, 1));
     ivs.push_back(loop.getInductionVar());
     b.setInsertionPoint(loop.getBody()->getTerminator());
   }
@@ -108,8 +108,8 @@ Value cpu::castElements(OpBuilder &b, Location loc, Value v, Type to) {
 Value cpu::broadcastTo(OpBuilder &b, Location loc, Value v, int64_t width) {
   if (llvm::isa<VectorType>(v.getType()))
     return v;
-  return vector::BroadcastOp::create(
-      b, loc, VectorType::get({width}, v.getType()), v);
+  return vector::BroadcastOp::create(b, loc,
+                                     VectorType::get({width}, v.getType()), v);
 }
 
 static VectorType vecType(Type elem, int64_t width) {
@@ -132,12 +132,11 @@ static void emitFill(OpBuilder &b, Location loc, Value tile, Value scalar,
   Value flat = flatten(b, loc, tile);
   int64_t n = llvm::cast<MemRefType>(flat.getType()).getNumElements();
   Type elem = scalar.getType();
-  cpu::forEachChunk(b, loc, n, cpu::vectorLanes(elem, vectorBits),
-                    [&](Value off, int64_t w) {
-                      vector::StoreOp::create(
-                          b, loc, cpu::broadcastTo(b, loc, scalar, w), flat,
-                          off);
-                    });
+  cpu::forEachChunk(
+      b, loc, n, cpu::vectorLanes(elem, vectorBits), [&](Value off, int64_t w) {
+        vector::StoreOp::create(b, loc, cpu::broadcastTo(b, loc, scalar, w),
+                                flat, off);
+      });
 }
 
 static bool isGlobal(Value memref) {
@@ -163,87 +162,114 @@ void cpu::lowerCopy(tile::CopyOp op, unsigned vectorBits) {
   SmallVector<Value> origin(srcWindow ? op.getSourceIndices()
                                       : op.getDestIndices());
   Value window = srcWindow ? src : dstWindow ? dst : Value();
-  bool masked = window && isGlobal(window);
+  bool needsMasks = window && isGlobal(window);
   ArrayRef<int64_t> shape = op.getTileShape();
   int64_t rank = shape.size();
-  int64_t lead = window ? llvm::cast<MemRefType>(window.getType()).getRank() -
-                              rank
-                        : 0;
+  int64_t lead =
+      window ? llvm::cast<MemRefType>(window.getType()).getRank() - rank : 0;
   Type srcElem = llvm::cast<MemRefType>(src.getType()).getElementType();
   Type dstElem = llvm::cast<MemRefType>(dst.getType()).getElementType();
   unsigned bits = std::max(srcElem.getIntOrFloatBitWidth(),
                            dstElem.getIntOrFloatBitWidth());
   int64_t lanes = std::max<int64_t>(1, vectorBits / std::max(8u, bits));
 
-  cpu::buildLoopNest(b, loc, shape.drop_back(), [&](ValueRange ivs) {
-    // Indices of one row on the tile side and on the window side.
-    SmallVector<Value> tileIdx(ivs), winIdx(origin.begin(),
-                                            origin.begin() + lead);
-    for (int64_t d = 0; window && d + 1 < rank; ++d)
-      winIdx.push_back(
-          arith::AddIOp::create(b, loc, origin[lead + d], ivs[d]));
-    Value rowValid;
-    if (masked) {
-      for (size_t k = 0; k < winIdx.size(); ++k) {
-        Value dim = memref::DimOp::create(b, loc, window, k);
-        Value ok = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
-                                         winIdx[k], dim);
-        rowValid = rowValid ? arith::AndIOp::create(b, loc, rowValid, ok)
-                            : ok;
-      }
-    }
-    Value col0 = window ? origin.back() : Value();
-    auto emitRow = [&]() {
-      cpu::forEachChunk(b, loc, shape.back(), lanes, [&](Value off,
-                                                         int64_t w) {
-        Value winCol = window ? arith::AddIOp::create(b, loc, col0, off)
-                              : Value();
-        auto idxFor = [&](bool isWindow) {
-          SmallVector<Value> idx(isWindow ? winIdx : tileIdx);
-          idx.push_back(isWindow ? winCol : off);
-          return idx;
-        };
-        Value v;
-        if (srcWindow && masked) {
-          Value pad = arith::ConstantOp::create(b, loc, b.getZeroAttr(srcElem));
-          v = vector::TransferReadOp::create(b, loc, vecType(srcElem, w), src,
-                                             idxFor(true), pad,
-                                             ArrayRef<bool>{false});
-        } else {
-          v = vector::LoadOp::create(b, loc, vecType(srcElem, w), src,
-                                     idxFor(srcWindow));
+  // `masked` selects the bounds-checked form; a window that lies inside the
+  // tensor (the common case) takes the unchecked one.
+  auto emitCopy = [&](bool masked) {
+    cpu::buildLoopNest(b, loc, shape.drop_back(), [&](ValueRange ivs) {
+      // Indices of one row on the tile side and on the window side.
+      SmallVector<Value> tileIdx(ivs),
+          winIdx(origin.begin(), origin.begin() + lead);
+      for (int64_t d = 0; window && d + 1 < rank; ++d)
+        winIdx.push_back(
+            arith::AddIOp::create(b, loc, origin[lead + d], ivs[d]));
+      Value rowValid;
+      if (masked) {
+        for (size_t k = 0; k < winIdx.size(); ++k) {
+          Value dim = memref::DimOp::create(b, loc, window, k);
+          Value ok = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                           winIdx[k], dim);
+          rowValid =
+              rowValid ? arith::AndIOp::create(b, loc, rowValid, ok) : ok;
         }
-        v = cpu::castElements(b, loc, v, dstElem);
-        if (dstWindow && masked)
-          vector::TransferWriteOp::create(b, loc, v, dst, idxFor(true),
-                                          ArrayRef<bool>{false});
-        else
-          vector::StoreOp::create(b, loc, v, dst, idxFor(dstWindow));
-      });
-    };
-    if (!rowValid) {
-      emitRow();
-      return;
-    }
-    // Rows outside the tensor read as zeros and are not written.
-    auto ifOp = scf::IfOp::create(b, loc, rowValid, /*withElse=*/srcWindow);
-    {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
-      emitRow();
-    }
-    if (srcWindow) {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPoint(ifOp.elseBlock()->getTerminator());
-      Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(dstElem));
-      cpu::forEachChunk(b, loc, shape.back(), lanes, [&](Value off, int64_t w) {
-        SmallVector<Value> idx(tileIdx);
-        idx.push_back(off);
-        vector::StoreOp::create(b, loc, cpu::broadcastTo(b, loc, zero, w), dst,
-                                idx);
-      });
-    }
-  });
+      }
+      Value col0 = window ? origin.back() : Value();
+      auto emitRow = [&]() {
+        cpu::forEachChunk(
+            b, loc, shape.back(), lanes, [&](Value off, int64_t w) {
+              Value winCol =
+                  window ? arith::AddIOp::create(b, loc, col0, off) : Value();
+              auto idxFor = [&](bool isWindow) {
+                SmallVector<Value> idx(isWindow ? winIdx : tileIdx);
+                idx.push_back(isWindow ? winCol : off);
+                return idx;
+              };
+              Value v;
+              if (srcWindow && masked) {
+                Value pad =
+                    arith::ConstantOp::create(b, loc, b.getZeroAttr(srcElem));
+                v = vector::TransferReadOp::create(b, loc, vecType(srcElem, w),
+                                                   src, idxFor(true), pad,
+                                                   ArrayRef<bool>{false});
+              } else {
+                v = vector::LoadOp::create(b, loc, vecType(srcElem, w), src,
+                                           idxFor(srcWindow));
+              }
+              v = cpu::castElements(b, loc, v, dstElem);
+              if (dstWindow && masked)
+                vector::TransferWriteOp::create(b, loc, v, dst, idxFor(true),
+                                                ArrayRef<bool>{false});
+              else
+                vector::StoreOp::create(b, loc, v, dst, idxFor(dstWindow));
+            });
+      };
+      if (!rowValid) {
+        emitRow();
+        return;
+      }
+      // Rows outside the tensor read as zeros and are not written.
+      auto ifOp = scf::IfOp::create(b, loc, rowValid, /*withElse=*/srcWindow);
+      {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+        emitRow();
+      }
+      if (srcWindow) {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPoint(ifOp.elseBlock()->getTerminator());
+        Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(dstElem));
+        cpu::forEachChunk(
+            b, loc, shape.back(), lanes, [&](Value off, int64_t w) {
+              SmallVector<Value> idx(tileIdx);
+              idx.push_back(off);
+              vector::StoreOp::create(b, loc, cpu::broadcastTo(b, loc, zero, w),
+                                      dst, idx);
+            });
+      }
+    });
+  };
+  if (!needsMasks) {
+    emitCopy(false);
+    op.erase();
+    return;
+  }
+  Value inside;
+  for (int64_t k = 0; k < (int64_t)origin.size(); ++k) {
+    int64_t extent = k < lead ? 1 : shape[k - lead];
+    Value end = arith::AddIOp::create(
+        b, loc, origin[k], arith::ConstantIndexOp::create(b, loc, extent));
+    Value ok = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, end,
+                                     memref::DimOp::create(b, loc, window, k));
+    inside = inside ? arith::AndIOp::create(b, loc, inside, ok) : ok;
+  }
+  auto ifOp = scf::IfOp::create(b, loc, inside, /*withElse=*/true);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+    emitCopy(false);
+    b.setInsertionPoint(ifOp.elseBlock()->getTerminator());
+    emitCopy(true);
+  }
   op.erase();
 }
 
@@ -299,17 +325,22 @@ struct Combiner {
   Value reduceVector(OpBuilder &b, Location loc, Value v) const {
     vector::CombiningKind k;
     switch (kind) {
-    case tile::ReduceKind::sum: k = vector::CombiningKind::ADD; break;
+    case tile::ReduceKind::sum:
+      k = vector::CombiningKind::ADD;
+      break;
     case tile::ReduceKind::max:
     case tile::ReduceKind::absmax:
-      k = isFloat ? vector::CombiningKind::MAXIMUMF : vector::CombiningKind::MAXSI;
+      k = isFloat ? vector::CombiningKind::MAXIMUMF
+                  : vector::CombiningKind::MAXSI;
       break;
     case tile::ReduceKind::min:
-      k = isFloat ? vector::CombiningKind::MINIMUMF : vector::CombiningKind::MINSI;
+      k = isFloat ? vector::CombiningKind::MINIMUMF
+                  : vector::CombiningKind::MINSI;
       break;
     }
     // Reassociation lets LLVM reduce in a tree instead of lane by lane.
-    return vector::ReductionOp::create(b, loc, k, v, arith::FastMathFlags::reassoc);
+    return vector::ReductionOp::create(b, loc, k, v,
+                                       arith::FastMathFlags::reassoc);
   }
 };
 } // namespace
@@ -347,7 +378,8 @@ void cpu::lowerReduce(tile::ReduceOp op, unsigned vectorBits) {
             indexConst(b, loc, lanes), ValueRange{init},
             [&](OpBuilder &nb, Location l, Value iv, ValueRange iter) {
               OpBuilder::InsertionGuard guard(b);
-              b.setInsertionPoint(nb.getInsertionBlock(), nb.getInsertionPoint());
+              b.setInsertionPoint(nb.getInsertionBlock(),
+                                  nb.getInsertionPoint());
               Value v = loadChunk(rowIdx(iv), lanes);
               scf::YieldOp::create(b, l, c.combine(b, l, iter[0], v));
             });
@@ -377,7 +409,8 @@ void cpu::lowerReduce(tile::ReduceOp op, unsigned vectorBits) {
           if (d != dim)
             dstIdx.push_back(srcIdx[d]);
         Value v = loadChunk(srcIdx, w);
-        Value old = vector::LoadOp::create(b, loc, vecType(acc, w), dst, dstIdx);
+        Value old =
+            vector::LoadOp::create(b, loc, vecType(acc, w), dst, dstIdx);
         vector::StoreOp::create(b, loc, c.combine(b, loc, old, v), dst, dstIdx);
       });
     });
@@ -404,14 +437,16 @@ void cpu::lowerAtomicAdd(tile::AtomicAddOp op) {
       idx.push_back(arith::AddIOp::create(b, loc, origin[lead + d], ivs[d]));
     Value valid;
     for (size_t k = 0; k < idx.size(); ++k) {
-      Value ok = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, idx[k],
-                                       memref::DimOp::create(b, loc, dst, k));
+      Value ok =
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, idx[k],
+                                memref::DimOp::create(b, loc, dst, k));
       valid = valid ? arith::AndIOp::create(b, loc, valid, ok) : ok;
     }
     auto ifOp = scf::IfOp::create(b, loc, valid, /*withElse=*/false);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
-    Value v = castElements(b, loc, memref::LoadOp::create(b, loc, src, ivs), elem);
+    Value v =
+        castElements(b, loc, memref::LoadOp::create(b, loc, src, ivs), elem);
     memref::AtomicRMWOp::create(b, loc,
                                 llvm::isa<FloatType>(elem)
                                     ? arith::AtomicRMWKind::addf
@@ -454,7 +489,8 @@ struct ConvertTileToCPU
     }
     for (func::FuncOp fn : module.getOps<func::FuncOp>()) {
       if (fn->hasAttr("tile.fn") && !fn.symbolKnownUseEmpty(module)) {
-        fn.emitError("tile fn calls must be inlined before convert-tile-to-cpu");
+        fn.emitError(
+            "tile fn calls must be inlined before convert-tile-to-cpu");
         return signalPassFailure();
       }
     }
@@ -474,12 +510,18 @@ struct ConvertTileToCPU
         allocs.push_back(alloc);
     });
     for (Operation *op : ops) {
-      if (auto o = dyn_cast<tile::CopyOp>(op)) cpu::lowerCopy(o, vectorBits);
-      else if (auto o = dyn_cast<tile::FillOp>(op)) cpu::lowerFill(o, vectorBits);
-      else if (auto o = dyn_cast<tile::GemmOp>(op)) cpu::lowerGemm(o, vectorBits, vectorRegisters);
-      else if (auto o = dyn_cast<tile::ReduceOp>(op)) cpu::lowerReduce(o, vectorBits);
-      else if (auto o = dyn_cast<tile::AtomicAddOp>(op)) cpu::lowerAtomicAdd(o);
-      else if (auto o = dyn_cast<tile::ParallelOp>(op)) cpu::lowerParallel(o, vectorBits);
+      if (auto o = dyn_cast<tile::CopyOp>(op))
+        cpu::lowerCopy(o, vectorBits);
+      else if (auto o = dyn_cast<tile::FillOp>(op))
+        cpu::lowerFill(o, vectorBits);
+      else if (auto o = dyn_cast<tile::GemmOp>(op))
+        cpu::lowerGemm(o, vectorBits, vectorRegisters);
+      else if (auto o = dyn_cast<tile::ReduceOp>(op))
+        cpu::lowerReduce(o, vectorBits);
+      else if (auto o = dyn_cast<tile::AtomicAddOp>(op))
+        cpu::lowerAtomicAdd(o);
+      else if (auto o = dyn_cast<tile::ParallelOp>(op))
+        cpu::lowerParallel(o, vectorBits);
     }
     for (tile::AllocOp alloc : allocs)
       lowerAlloc(alloc);
@@ -506,8 +548,7 @@ struct ConvertTileToCPU
         unroll.push_back(loop);
     });
     for (scf::ForOp loop : unroll) {
-      int64_t factor =
-          loop->getAttrOfType<IntegerAttr>("tile.unroll").getInt();
+      int64_t factor = loop->getAttrOfType<IntegerAttr>("tile.unroll").getInt();
       loop->removeAttr("tile.unroll");
       if (factor > 1 && failed(loopUnrollByFactor(loop, factor))) {
         loop.emitError("cannot unroll this loop");
@@ -521,9 +562,8 @@ struct ConvertTileToCPU
   void lowerAlloc(tile::AllocOp op) {
     auto fn = op->getParentOfType<func::FuncOp>();
     OpBuilder b(&fn.getBody().front(), fn.getBody().front().begin());
-    auto alloca = memref::AllocaOp::create(b, op.getLoc(),
-                                           stripScope(op.getType()),
-                                           b.getI64IntegerAttr(64));
+    auto alloca = memref::AllocaOp::create(
+        b, op.getLoc(), stripScope(op.getType()), b.getI64IntegerAttr(64));
     op.getResult().replaceAllUsesWith(alloca.getResult());
     op.erase();
   }
