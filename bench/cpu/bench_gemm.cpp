@@ -1,5 +1,6 @@
 // bench_gemm.cpp: tlc's CPU gemm against OpenBLAS cblas_sgemm, same inputs,
 // same run, 1 and 2 threads. Prints one markdown table row per case.
+#include "bench_util.h"
 #include "gemm.h"
 
 #include <cblas.h>
@@ -16,17 +17,6 @@
 extern "C" void openblas_set_num_threads(int);
 extern "C" char *openblas_get_corename(void);
 
-static double medianSeconds(const std::function<void()> &fn, int reps) {
-  fn(); // warm-up
-  std::vector<double> t;
-  for (int i = 0; i < reps; ++i) {
-    auto t0 = std::chrono::steady_clock::now();
-    fn();
-    t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-  }
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
-}
 
 int main(int argc, char **argv) {
   std::vector<int64_t> sizes = {1024, 2048, 4096};

@@ -1,6 +1,7 @@
 // bench_memory.cpp: memory-bound tlc kernels (softmax, rmsnorm) against the
 // copy bandwidth measured in the same run (memcpy split over the threads).
 // Bandwidth counts the minimum bytes: each input read once, output written once.
+#include "bench_util.h"
 #include "rmsnorm.h"
 #include "softmax.h"
 
@@ -13,17 +14,6 @@
 #include <thread>
 #include <vector>
 
-static double medianSeconds(const std::function<void()> &fn, int reps = 9) {
-  fn();
-  std::vector<double> t;
-  for (int i = 0; i < reps; ++i) {
-    auto t0 = std::chrono::steady_clock::now();
-    fn();
-    t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-  }
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
-}
 
 int main() {
   const int64_t M = 4096, N = 4096; // 64 MiB per f32 matrix: well past the caches
@@ -47,11 +37,11 @@ int main() {
           std::memcpy(Y.data() + t * chunk, X.data() + t * chunk, chunk * sizeof(float));
         });
       for (auto &p : pool) p.join();
-    });
+    }, 9);
     double copyBW = bytes / tCopy * 1e-9;
     tlc::LaunchOptions opts(threads);
-    double tSoftmax = medianSeconds([&] { tlc::kernels::softmax(x, y, opts); });
-    double tRms = medianSeconds([&] { tlc::kernels::rmsnorm(x, w, y, 1e-6f, opts); });
+    double tSoftmax = medianSeconds([&] { tlc::kernels::softmax(x, y, opts); }, 9);
+    double tRms = medianSeconds([&] { tlc::kernels::rmsnorm(x, w, y, 1e-6f, opts); }, 9);
     double sm = bytes / tSoftmax * 1e-9, rms = (bytes + N * 4.0) / tRms * 1e-9;
     std::printf("| softmax | %d | %.1f | %.1f | %.0f%% |\n", threads, sm, copyBW, 100 * sm / copyBW);
     std::printf("| rmsnorm | %d | %.1f | %.1f | %.0f%% |\n", threads, rms, copyBW, 100 * rms / copyBW);

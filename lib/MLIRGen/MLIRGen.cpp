@@ -1,6 +1,7 @@
 //===- MLIRGen.cpp - Checked AST to the tile dialect ----------------------===//
 #include "tlc/MLIRGen/MLIRGen.h"
 #include "tlc/Dialect/Tile/IR/TileOps.h"
+#include "tlc/Dialect/Tile/IR/TileUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -117,49 +118,8 @@ private:
   /// Converts `v` of Sema type `from` to Sema type `to`.
   Value convert(Value v, const tlc::Type &from, const tlc::Type &to,
                 Location l) {
-    mlir::Type src = v.getType(), dst = scalarType(to);
-    if (src == dst)
-      return v;
-    bool srcSigned = isSignedType(from), dstSigned = isSignedType(to);
-    if (src.isIndex()) {
-      // index -> integer or float via i64.
-      Value i64 = arith::IndexCastOp::create(b, l, b.getI64Type(), v);
-      tlc::Type i64Type = tlc::Type::scalar(DType::I64);
-      return convert(i64, i64Type, to, l);
-    }
-    if (dst.isIndex()) {
-      if (llvm::isa<FloatType>(src))
-        v = arith::FPToSIOp::create(b, l, b.getI64Type(), v);
-      else if (src.getIntOrFloatBitWidth() == 1 || !srcSigned)
-        return arith::IndexCastUIOp::create(b, l, dst, v);
-      return arith::IndexCastOp::create(b, l, dst, v);
-    }
-    auto sf = llvm::dyn_cast<FloatType>(src), df = llvm::dyn_cast<FloatType>(dst);
-    if (dst.isInteger(1)) { // to bool: compare with zero
-      Value zero = arith::ConstantOp::create(b, l, b.getZeroAttr(src));
-      if (sf)
-        return arith::CmpFOp::create(b, l, arith::CmpFPredicate::UNE, v, zero);
-      return arith::CmpIOp::create(b, l, arith::CmpIPredicate::ne, v, zero);
-    }
-    if (sf && df) {
-      if (sf.getWidth() == df.getWidth()) // f16 <-> bf16 goes through f32
-        v = arith::ExtFOp::create(b, l, b.getF32Type(), v);
-      if (llvm::cast<FloatType>(v.getType()).getWidth() < df.getWidth())
-        return arith::ExtFOp::create(b, l, dst, v);
-      return arith::TruncFOp::create(b, l, dst, v);
-    }
-    if (sf)
-      return dstSigned ? arith::FPToSIOp::create(b, l, dst, v).getResult()
-                       : arith::FPToUIOp::create(b, l, dst, v).getResult();
-    if (df)
-      return srcSigned && src.getIntOrFloatBitWidth() > 1
-                 ? arith::SIToFPOp::create(b, l, dst, v).getResult()
-                 : arith::UIToFPOp::create(b, l, dst, v).getResult();
-    unsigned sw = src.getIntOrFloatBitWidth(), dw = dst.getIntOrFloatBitWidth();
-    if (sw < dw)
-      return srcSigned && sw > 1 ? arith::ExtSIOp::create(b, l, dst, v).getResult()
-                                 : arith::ExtUIOp::create(b, l, dst, v).getResult();
-    return arith::TruncIOp::create(b, l, dst, v);
+    return tlc::tile::castElements(b, l, v, scalarType(to),
+                                   !isSignedType(from), !isSignedType(to));
   }
 
   Value toIndex(tlc::Expr *e) {
@@ -231,13 +191,16 @@ private:
   }
 
   Value genBinary(tlc::BinaryExpr *e) {
-    Location l = loc(e->loc());
     Value x = genAs(e->lhs.get(), e->operandType);
     Value y = genAs(e->rhs.get(), e->operandType);
+    return genArith(e->op, x, y, isSignedType(e->operandType), loc(e->loc()));
+  }
+
+  /// `x op y` on two values of one type (index, integer, float or i1).
+  Value genArith(tlc::BinaryOp op, Value x, Value y, bool sgn, Location l) {
     bool isF = llvm::isa<FloatType>(x.getType());
-    bool sgn = isSignedType(e->operandType);
     using BO = tlc::BinaryOp;
-    switch (e->op) {
+    switch (op) {
     case BO::Add: return isF ? arith::AddFOp::create(b, l, x, y).getResult() : arith::AddIOp::create(b, l, x, y).getResult();
     case BO::Sub: return isF ? arith::SubFOp::create(b, l, x, y).getResult() : arith::SubIOp::create(b, l, x, y).getResult();
     case BO::Mul: return isF ? arith::MulFOp::create(b, l, x, y).getResult() : arith::MulIOp::create(b, l, x, y).getResult();
@@ -253,7 +216,7 @@ private:
     }
     if (isF) {
       arith::CmpFPredicate p;
-      switch (e->op) {
+      switch (op) {
       case BO::Lt: p = arith::CmpFPredicate::OLT; break;
       case BO::Le: p = arith::CmpFPredicate::OLE; break;
       case BO::Gt: p = arith::CmpFPredicate::OGT; break;
@@ -264,7 +227,7 @@ private:
       return arith::CmpFOp::create(b, l, p, x, y);
     }
     arith::CmpIPredicate p;
-    switch (e->op) {
+    switch (op) {
     case BO::Lt: p = sgn ? arith::CmpIPredicate::slt : arith::CmpIPredicate::ult; break;
     case BO::Le: p = sgn ? arith::CmpIPredicate::sle : arith::CmpIPredicate::ule; break;
     case BO::Gt: p = sgn ? arith::CmpIPredicate::sgt : arith::CmpIPredicate::ugt; break;
@@ -517,19 +480,11 @@ private:
     Value v = genAs(s->value.get(), elem);
     if (s->op != tlc::AssignOp::Set) {
       Value old = memref::LoadOp::create(b, l, slot, idx);
-      bool isF = llvm::isa<FloatType>(v.getType());
-      bool sgn = isSignedType(elem);
-      switch (s->op) {
-      case tlc::AssignOp::Add: v = isF ? arith::AddFOp::create(b, l, old, v).getResult() : arith::AddIOp::create(b, l, old, v).getResult(); break;
-      case tlc::AssignOp::Sub: v = isF ? arith::SubFOp::create(b, l, old, v).getResult() : arith::SubIOp::create(b, l, old, v).getResult(); break;
-      case tlc::AssignOp::Mul: v = isF ? arith::MulFOp::create(b, l, old, v).getResult() : arith::MulIOp::create(b, l, old, v).getResult(); break;
-      case tlc::AssignOp::Div:
-        v = isF ? arith::DivFOp::create(b, l, old, v).getResult()
-            : sgn ? arith::DivSIOp::create(b, l, old, v).getResult()
-                  : arith::DivUIOp::create(b, l, old, v).getResult();
-        break;
-      case tlc::AssignOp::Set: break;
-      }
+      tlc::BinaryOp op = s->op == tlc::AssignOp::Add   ? tlc::BinaryOp::Add
+                         : s->op == tlc::AssignOp::Sub ? tlc::BinaryOp::Sub
+                         : s->op == tlc::AssignOp::Mul ? tlc::BinaryOp::Mul
+                                                       : tlc::BinaryOp::Div;
+      v = genArith(op, old, v, isSignedType(elem), l);
     }
     memref::StoreOp::create(b, l, v, slot, idx);
   }

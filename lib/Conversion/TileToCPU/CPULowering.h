@@ -31,11 +31,6 @@ void buildLoopNest(mlir::OpBuilder &b, mlir::Location loc,
                    llvm::ArrayRef<int64_t> extents,
                    const std::function<void(mlir::ValueRange)> &body);
 
-/// Converts a scalar or vector value to element type `to` (float/int
-/// extension, truncation, int<->float; integers are treated as signed).
-mlir::Value castElements(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
-                         mlir::Type to);
-
 /// `v` as a vector of `width` lanes: broadcasts scalars.
 mlir::Value broadcastTo(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
                         int64_t width);

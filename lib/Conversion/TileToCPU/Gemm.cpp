@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "CPULowering.h"
+#include "tlc/Dialect/Tile/IR/TileUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -78,14 +79,14 @@ struct GemmEmitter {
         Value x = vector::LoadOp::create(
             b, loc, VectorType::get({widths[v]}, abType), B,
             ValueRange{k, colOffsets[v]});
-        bvecs.push_back(cpu::castElements(b, loc, x, accType));
+        bvecs.push_back(tile::castElements(b, loc, x, accType));
       }
       SmallVector<Value> next;
       for (int64_t r = 0; r < rows; ++r) {
         Value a = memref::LoadOp::create(
             b, loc, A,
             transA ? ValueRange{k, rowIdx[r]} : ValueRange{rowIdx[r], k});
-        a = cpu::castElements(b, loc, a, accType);
+        a = tile::castElements(b, loc, a, accType);
         llvm::SmallDenseMap<int64_t, Value> broadcasts;
         for (size_t v = 0; v < widths.size(); ++v) {
           Value &bc = broadcasts[widths[v]];

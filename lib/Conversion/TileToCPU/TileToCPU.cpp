@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "CPULowering.h"
+#include "tlc/Dialect/Tile/IR/TileUtils.h"
 #include "tlc/Conversion/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -65,44 +66,6 @@ void cpu::buildLoopNest(OpBuilder &b, Location loc, ArrayRef<int64_t> extents,
     b.setInsertionPoint(loop.getBody()->getTerminator());
   }
   body(ivs);
-}
-
-Value cpu::castElements(OpBuilder &b, Location loc, Value v, Type to) {
-  Type from = getElementTypeOrSelf(v.getType());
-  if (from == to)
-    return v;
-  auto retype = [&](Type elem) -> Type {
-    if (auto vt = llvm::dyn_cast<VectorType>(v.getType()))
-      return VectorType::get(vt.getShape(), elem);
-    return elem;
-  };
-  auto ff = llvm::dyn_cast<FloatType>(from), tf = llvm::dyn_cast<FloatType>(to);
-  if (ff && tf) {
-    if (ff.getWidth() == tf.getWidth()) { // f16 <-> bf16 through f32
-      v = arith::ExtFOp::create(b, loc, retype(b.getF32Type()), v);
-      ff = b.getF32Type();
-    }
-    if (ff.getWidth() < tf.getWidth())
-      return arith::ExtFOp::create(b, loc, retype(to), v);
-    return arith::TruncFOp::create(b, loc, retype(to), v);
-  }
-  if (tf)
-    return from.isInteger(1)
-               ? arith::UIToFPOp::create(b, loc, retype(to), v).getResult()
-               : arith::SIToFPOp::create(b, loc, retype(to), v).getResult();
-  if (to.isInteger(1)) {
-    Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(v.getType()));
-    if (ff)
-      return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, v, zero);
-    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, v, zero);
-  }
-  if (ff)
-    return arith::FPToSIOp::create(b, loc, retype(to), v);
-  if (from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth())
-    return from.isInteger(1)
-               ? arith::ExtUIOp::create(b, loc, retype(to), v).getResult()
-               : arith::ExtSIOp::create(b, loc, retype(to), v).getResult();
-  return arith::TruncIOp::create(b, loc, retype(to), v);
 }
 
 Value cpu::broadcastTo(OpBuilder &b, Location loc, Value v, int64_t width) {
@@ -215,7 +178,7 @@ void cpu::lowerCopy(tile::CopyOp op, unsigned vectorBits) {
                 v = vector::LoadOp::create(b, loc, vecType(srcElem, w), src,
                                            idxFor(srcWindow));
               }
-              v = cpu::castElements(b, loc, v, dstElem);
+              v = tile::castElements(b, loc, v, dstElem);
               if (dstWindow && masked)
                 vector::TransferWriteOp::create(b, loc, v, dst, idxFor(true),
                                                 ArrayRef<bool>{false});
@@ -358,7 +321,7 @@ void cpu::lowerReduce(tile::ReduceOp op, unsigned vectorBits) {
   auto loadChunk = [&](ValueRange idx, int64_t w) {
     Value v = vector::LoadOp::create(
         b, loc, vecType(srcType.getElementType(), w), src, idx);
-    return c.prepare(b, loc, castElements(b, loc, v, acc));
+    return c.prepare(b, loc, tile::castElements(b, loc, v, acc));
   };
 
   if (dim == rank - 1) {
@@ -446,7 +409,7 @@ void cpu::lowerAtomicAdd(tile::AtomicAddOp op) {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
     Value v =
-        castElements(b, loc, memref::LoadOp::create(b, loc, src, ivs), elem);
+        tile::castElements(b, loc, memref::LoadOp::create(b, loc, src, ivs), elem);
     memref::AtomicRMWOp::create(b, loc,
                                 llvm::isa<FloatType>(elem)
                                     ? arith::AtomicRMWKind::addf
