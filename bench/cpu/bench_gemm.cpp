@@ -17,7 +17,6 @@
 extern "C" void openblas_set_num_threads(int);
 extern "C" char *openblas_get_corename(void);
 
-
 int main(int argc, char **argv) {
   std::vector<int64_t> sizes = {1024, 2048, 4096};
   std::vector<int> threadCounts = {1, 2};
@@ -26,12 +25,15 @@ int main(int argc, char **argv) {
   std::mt19937 rng(1);
   std::uniform_real_distribution<float> dist(-1, 1);
   std::printf("OpenBLAS kernel: %s\n\n", openblas_get_corename());
-  std::printf("| size | threads | tlc GFLOP/s | OpenBLAS GFLOP/s | tlc / OpenBLAS | max rel diff |\n");
+  std::printf("| size | threads | tlc GFLOP/s | OpenBLAS GFLOP/s | tlc / "
+              "OpenBLAS | max rel diff |\n");
   std::printf("|---|---|---|---|---|---|\n");
   for (int64_t n : sizes) {
     std::vector<float> A(n * n), B(n * n), C(n * n), R(n * n);
-    for (float &x : A) x = dist(rng);
-    for (float &x : B) x = dist(rng);
+    for (float &x : A)
+      x = dist(rng);
+    for (float &x : B)
+      x = dist(rng);
     auto a = tlc::makeTensor(A.data(), TLC_F32, {n, n});
     auto b = tlc::makeTensor(B.data(), TLC_F32, {n, n});
     auto c = tlc::makeTensor(C.data(), TLC_F32, {n, n});
@@ -39,14 +41,21 @@ int main(int argc, char **argv) {
       openblas_set_num_threads(threads);
       tlc::LaunchOptions opts(threads);
       int reps = n >= 4096 ? 3 : 7;
-      double tTlc = medianSeconds([&] {
-        tlc::Status s = tlc::kernels::gemm(a, b, c, opts);
-        if (!s.ok()) { std::fprintf(stderr, "%s\n", s.message.c_str()); std::exit(1); }
-      }, reps);
-      double tBlas = medianSeconds([&] {
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f,
-                    A.data(), n, B.data(), n, 0.0f, R.data(), n);
-      }, reps);
+      double tTlc = medianSeconds(
+          [&] {
+            tlc::Status s = tlc::kernels::gemm(a, b, c, opts);
+            if (!s.ok()) {
+              std::fprintf(stderr, "%s\n", s.message.c_str());
+              std::exit(1);
+            }
+          },
+          reps);
+      double tBlas = medianSeconds(
+          [&] {
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n,
+                        1.0f, A.data(), n, B.data(), n, 0.0f, R.data(), n);
+          },
+          reps);
       double diff = 0, scale = 0;
       for (int64_t i = 0; i < n * n; ++i) {
         diff = std::max(diff, (double)std::fabs(C[i] - R[i]));

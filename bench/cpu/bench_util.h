@@ -13,7 +13,9 @@ inline double medianSeconds(const std::function<void()> &fn, int reps) {
   for (int i = 0; i < reps; ++i) {
     auto t0 = std::chrono::steady_clock::now();
     fn();
-    t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    t.push_back(
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
+            .count());
   }
   std::sort(t.begin(), t.end());
   return t[t.size() / 2];

@@ -476,7 +476,8 @@ struct Sema::Impl {
     e->operandType = operand;
     if ((e->op == BinaryOp::Div || e->op == BinaryOp::Rem) &&
         isIntegerLike(operand) && e->rhs->constValue &&
-        e->rhs->constValue->kind == ConstValue::Int && e->rhs->constValue->i == 0) {
+        e->rhs->constValue->kind == ConstValue::Int &&
+        e->rhs->constValue->i == 0) {
       diags.error(e->rhs->range, "integer division by zero");
       return setType(e, Type::invalid());
     }
@@ -1270,8 +1271,8 @@ struct Sema::Impl {
       unsigned errorsBefore = diags.errorCount();
       checkFnBody(inst);
       instantiating.pop_back();
-      if (diags.errorCount() != errorsBefore && call->calleeRange.Start !=
-                                                    fn->nameRange.Start) {
+      if (diags.errorCount() != errorsBefore &&
+          call->calleeRange.Start != fn->nameRange.Start) {
         diags.note(call->range.Start, "in instance '" + mangled +
                                           "' of tile fn '" + fn->name +
                                           "' called here");
@@ -1324,8 +1325,9 @@ struct Sema::Impl {
     bool endsWithReturn =
         !stmts.empty() && stmts.back()->kind == StmtKind::Return;
     if (inst.returnType.kind == TypeKind::Scalar && !endsWithReturn)
-      diags.error(llvm::SMLoc::getFromPointer(fn.body->range.End.getPointer() - 1),
-                  "tile fn '" + fn.name + "' must end with 'return'");
+      diags.error(
+          llvm::SMLoc::getFromPointer(fn.body->range.End.getPointer() - 1),
+          "tile fn '" + fn.name + "' must end with 'return'");
   }
 
   //===--- Statements ---------------------------------------------------===//

@@ -21,16 +21,25 @@ using tlc::TypeKind;
 
 mlir::Type tlc::getElementType(MLIRContext &ctx, DType dtype) {
   switch (dtype) {
-  case DType::F64: return Float64Type::get(&ctx);
-  case DType::F32: return Float32Type::get(&ctx);
-  case DType::F16: return Float16Type::get(&ctx);
-  case DType::BF16: return BFloat16Type::get(&ctx);
-  case DType::I64: return IntegerType::get(&ctx, 64);
-  case DType::I32: return IntegerType::get(&ctx, 32);
-  case DType::I16: return IntegerType::get(&ctx, 16);
+  case DType::F64:
+    return Float64Type::get(&ctx);
+  case DType::F32:
+    return Float32Type::get(&ctx);
+  case DType::F16:
+    return Float16Type::get(&ctx);
+  case DType::BF16:
+    return BFloat16Type::get(&ctx);
+  case DType::I64:
+    return IntegerType::get(&ctx, 64);
+  case DType::I32:
+    return IntegerType::get(&ctx, 32);
+  case DType::I16:
+    return IntegerType::get(&ctx, 16);
   case DType::I8:
-  case DType::U8: return IntegerType::get(&ctx, 8);
-  case DType::Bool: return IntegerType::get(&ctx, 1);
+  case DType::U8:
+    return IntegerType::get(&ctx, 8);
+  case DType::Bool:
+    return IntegerType::get(&ctx, 1);
   }
   return {};
 }
@@ -74,10 +83,14 @@ private:
   /// The MLIR type a value of Sema type `t` is materialized with.
   mlir::Type scalarType(const tlc::Type &t) {
     switch (t.kind) {
-    case TypeKind::Int: return b.getIndexType();
-    case TypeKind::Float: return b.getF32Type();
-    case TypeKind::Scalar: return tlc::getElementType(ctx, t.dtype);
-    default: return {};
+    case TypeKind::Int:
+      return b.getIndexType();
+    case TypeKind::Float:
+      return b.getF32Type();
+    case TypeKind::Scalar:
+      return tlc::getElementType(ctx, t.dtype);
+    default:
+      return {};
     }
   }
 
@@ -88,13 +101,13 @@ private:
       shape.push_back(d.isStatic() ? d.size : ShapedType::kDynamic);
     if (t.kind == TypeKind::Tile)
       return tlc::tile::getTileType(
-          shape, elem, static_cast<tlc::tile::MemScope>(
-                           static_cast<int>(t.scope))); // same numbering
+          shape, elem,
+          static_cast<tlc::tile::MemScope>(
+              static_cast<int>(t.scope))); // same numbering
     // Global tensors: any outer strides, contiguous innermost dimension.
     SmallVector<int64_t> strides(shape.size(), ShapedType::kDynamic);
     strides.back() = 1;
-    auto layout =
-        StridedLayoutAttr::get(&ctx, ShapedType::kDynamic, strides);
+    auto layout = StridedLayoutAttr::get(&ctx, ShapedType::kDynamic, strides);
     return MemRefType::get(shape, elem, layout);
   }
 
@@ -106,7 +119,8 @@ private:
     mlir::Type type = scalarType(t);
     if (t.kind == TypeKind::Scalar && t.dtype == DType::Bool)
       return arith::ConstantOp::create(
-          b, l, b.getBoolAttr(c.kind == ConstValue::Bool ? c.b : c.asDouble() != 0));
+          b, l,
+          b.getBoolAttr(c.kind == ConstValue::Bool ? c.b : c.asDouble() != 0));
     if (type.isIndex())
       return arith::ConstantIndexOp::create(b, l, c.i);
     if (auto ft = llvm::dyn_cast<FloatType>(type))
@@ -118,8 +132,8 @@ private:
   /// Converts `v` of Sema type `from` to Sema type `to`.
   Value convert(Value v, const tlc::Type &from, const tlc::Type &to,
                 Location l) {
-    return tlc::tile::castElements(b, l, v, scalarType(to),
-                                   !isSignedType(from), !isSignedType(to));
+    return tlc::tile::castElements(b, l, v, scalarType(to), !isSignedType(from),
+                                   !isSignedType(to));
   }
 
   Value toIndex(tlc::Expr *e) {
@@ -201,39 +215,76 @@ private:
     bool isF = llvm::isa<FloatType>(x.getType());
     using BO = tlc::BinaryOp;
     switch (op) {
-    case BO::Add: return isF ? arith::AddFOp::create(b, l, x, y).getResult() : arith::AddIOp::create(b, l, x, y).getResult();
-    case BO::Sub: return isF ? arith::SubFOp::create(b, l, x, y).getResult() : arith::SubIOp::create(b, l, x, y).getResult();
-    case BO::Mul: return isF ? arith::MulFOp::create(b, l, x, y).getResult() : arith::MulIOp::create(b, l, x, y).getResult();
+    case BO::Add:
+      return isF ? arith::AddFOp::create(b, l, x, y).getResult()
+                 : arith::AddIOp::create(b, l, x, y).getResult();
+    case BO::Sub:
+      return isF ? arith::SubFOp::create(b, l, x, y).getResult()
+                 : arith::SubIOp::create(b, l, x, y).getResult();
+    case BO::Mul:
+      return isF ? arith::MulFOp::create(b, l, x, y).getResult()
+                 : arith::MulIOp::create(b, l, x, y).getResult();
     case BO::Div:
-      if (isF) return arith::DivFOp::create(b, l, x, y);
-      return sgn ? arith::DivSIOp::create(b, l, x, y).getResult() : arith::DivUIOp::create(b, l, x, y).getResult();
+      if (isF)
+        return arith::DivFOp::create(b, l, x, y);
+      return sgn ? arith::DivSIOp::create(b, l, x, y).getResult()
+                 : arith::DivUIOp::create(b, l, x, y).getResult();
     case BO::Rem:
-      if (isF) return arith::RemFOp::create(b, l, x, y);
-      return sgn ? arith::RemSIOp::create(b, l, x, y).getResult() : arith::RemUIOp::create(b, l, x, y).getResult();
-    case BO::And: return arith::AndIOp::create(b, l, x, y);
-    case BO::Or: return arith::OrIOp::create(b, l, x, y);
-    default: break;
+      if (isF)
+        return arith::RemFOp::create(b, l, x, y);
+      return sgn ? arith::RemSIOp::create(b, l, x, y).getResult()
+                 : arith::RemUIOp::create(b, l, x, y).getResult();
+    case BO::And:
+      return arith::AndIOp::create(b, l, x, y);
+    case BO::Or:
+      return arith::OrIOp::create(b, l, x, y);
+    default:
+      break;
     }
     if (isF) {
       arith::CmpFPredicate p;
       switch (op) {
-      case BO::Lt: p = arith::CmpFPredicate::OLT; break;
-      case BO::Le: p = arith::CmpFPredicate::OLE; break;
-      case BO::Gt: p = arith::CmpFPredicate::OGT; break;
-      case BO::Ge: p = arith::CmpFPredicate::OGE; break;
-      case BO::Eq: p = arith::CmpFPredicate::OEQ; break;
-      default: p = arith::CmpFPredicate::UNE; break;
+      case BO::Lt:
+        p = arith::CmpFPredicate::OLT;
+        break;
+      case BO::Le:
+        p = arith::CmpFPredicate::OLE;
+        break;
+      case BO::Gt:
+        p = arith::CmpFPredicate::OGT;
+        break;
+      case BO::Ge:
+        p = arith::CmpFPredicate::OGE;
+        break;
+      case BO::Eq:
+        p = arith::CmpFPredicate::OEQ;
+        break;
+      default:
+        p = arith::CmpFPredicate::UNE;
+        break;
       }
       return arith::CmpFOp::create(b, l, p, x, y);
     }
     arith::CmpIPredicate p;
     switch (op) {
-    case BO::Lt: p = sgn ? arith::CmpIPredicate::slt : arith::CmpIPredicate::ult; break;
-    case BO::Le: p = sgn ? arith::CmpIPredicate::sle : arith::CmpIPredicate::ule; break;
-    case BO::Gt: p = sgn ? arith::CmpIPredicate::sgt : arith::CmpIPredicate::ugt; break;
-    case BO::Ge: p = sgn ? arith::CmpIPredicate::sge : arith::CmpIPredicate::uge; break;
-    case BO::Eq: p = arith::CmpIPredicate::eq; break;
-    default: p = arith::CmpIPredicate::ne; break;
+    case BO::Lt:
+      p = sgn ? arith::CmpIPredicate::slt : arith::CmpIPredicate::ult;
+      break;
+    case BO::Le:
+      p = sgn ? arith::CmpIPredicate::sle : arith::CmpIPredicate::ule;
+      break;
+    case BO::Gt:
+      p = sgn ? arith::CmpIPredicate::sgt : arith::CmpIPredicate::ugt;
+      break;
+    case BO::Ge:
+      p = sgn ? arith::CmpIPredicate::sge : arith::CmpIPredicate::uge;
+      break;
+    case BO::Eq:
+      p = arith::CmpIPredicate::eq;
+      break;
+    default:
+      p = arith::CmpIPredicate::ne;
+      break;
     }
     return arith::CmpIOp::create(b, l, p, x, y);
   }
@@ -252,20 +303,33 @@ private:
     if (name == "sigmoid") {
       Value one = arith::ConstantOp::create(b, l, b.getFloatAttr(t, 1.0));
       Value e = math::ExpOp::create(b, l, arith::NegFOp::create(b, l, x));
-      return arith::DivFOp::create(b, l, one, arith::AddFOp::create(b, l, one, e));
+      return arith::DivFOp::create(b, l, one,
+                                   arith::AddFOp::create(b, l, one, e));
     }
-    if (name == "exp") return math::ExpOp::create(b, l, x);
-    if (name == "exp2") return math::Exp2Op::create(b, l, x);
-    if (name == "log") return math::LogOp::create(b, l, x);
-    if (name == "log2") return math::Log2Op::create(b, l, x);
-    if (name == "sqrt") return math::SqrtOp::create(b, l, x);
-    if (name == "rsqrt") return math::RsqrtOp::create(b, l, x);
-    if (name == "tanh") return math::TanhOp::create(b, l, x);
-    if (name == "erf") return math::ErfOp::create(b, l, x);
-    if (name == "sin") return math::SinOp::create(b, l, x);
-    if (name == "cos") return math::CosOp::create(b, l, x);
-    if (name == "floor") return math::FloorOp::create(b, l, x);
-    if (name == "ceil") return math::CeilOp::create(b, l, x);
+    if (name == "exp")
+      return math::ExpOp::create(b, l, x);
+    if (name == "exp2")
+      return math::Exp2Op::create(b, l, x);
+    if (name == "log")
+      return math::LogOp::create(b, l, x);
+    if (name == "log2")
+      return math::Log2Op::create(b, l, x);
+    if (name == "sqrt")
+      return math::SqrtOp::create(b, l, x);
+    if (name == "rsqrt")
+      return math::RsqrtOp::create(b, l, x);
+    if (name == "tanh")
+      return math::TanhOp::create(b, l, x);
+    if (name == "erf")
+      return math::ErfOp::create(b, l, x);
+    if (name == "sin")
+      return math::SinOp::create(b, l, x);
+    if (name == "cos")
+      return math::CosOp::create(b, l, x);
+    if (name == "floor")
+      return math::FloorOp::create(b, l, x);
+    if (name == "ceil")
+      return math::CeilOp::create(b, l, x);
     return math::AbsFOp::create(b, l, x);
   }
 
@@ -301,12 +365,12 @@ private:
     if (e->callee == "pow")
       return math::PowFOp::create(b, l, x, y);
     if (e->callee == "min")
-      return isF ? arith::MinimumFOp::create(b, l, x, y).getResult()
-                 : sgn ? arith::MinSIOp::create(b, l, x, y).getResult()
-                       : arith::MinUIOp::create(b, l, x, y).getResult();
-    return isF ? arith::MaximumFOp::create(b, l, x, y).getResult()
-               : sgn ? arith::MaxSIOp::create(b, l, x, y).getResult()
-                     : arith::MaxUIOp::create(b, l, x, y).getResult();
+      return isF   ? arith::MinimumFOp::create(b, l, x, y).getResult()
+             : sgn ? arith::MinSIOp::create(b, l, x, y).getResult()
+                   : arith::MinUIOp::create(b, l, x, y).getResult();
+    return isF   ? arith::MaximumFOp::create(b, l, x, y).getResult()
+           : sgn ? arith::MaxSIOp::create(b, l, x, y).getResult()
+                 : arith::MaxUIOp::create(b, l, x, y).getResult();
   }
 
   //===--- Tile ops -----------------------------------------------------===//
@@ -345,9 +409,12 @@ private:
       Value a = genExpr(e->args[0].get()), bb = genExpr(e->args[1].get()),
             c = genExpr(e->args[2].get());
       auto g = tlc::tile::GemmOp::create(b, l, a, bb, c);
-      if (kwBool(e, "trans_a", false)) g.setTransposeA(true);
-      if (kwBool(e, "trans_b", false)) g.setTransposeB(true);
-      if (kwBool(e, "clear", false)) g.setClear(true);
+      if (kwBool(e, "trans_a", false))
+        g.setTransposeA(true);
+      if (kwBool(e, "trans_b", false))
+        g.setTransposeB(true);
+      if (kwBool(e, "clear", false))
+        g.setClear(true);
     } else if (op == "atomic_add") {
       auto [dst, dstIdx] = genOperand(e->args[0].get());
       Value src = genExpr(e->args[1].get());
@@ -506,7 +573,8 @@ private:
       loop->setAttr(s->loopKind == tlc::LoopKind::Pipelined ? "tile.stages"
                                                             : "tile.unroll",
                     b.getI64IntegerAttr(kw.value->constValue->i));
-    if (s->loopKind == tlc::LoopKind::Pipelined && !loop->hasAttr("tile.stages"))
+    if (s->loopKind == tlc::LoopKind::Pipelined &&
+        !loop->hasAttr("tile.stages"))
       loop->setAttr("tile.stages", b.getI64IntegerAttr(2));
     values[s->symbol] = loop.getInductionVar();
     OpBuilder::InsertionGuard guard(b);
@@ -524,7 +592,8 @@ private:
     }
     Location l = loc(s->loc());
     Value c = genExpr(s->cond.get());
-    auto op = scf::IfOp::create(b, l, c, /*withElseRegion=*/s->elseBody != nullptr);
+    auto op =
+        scf::IfOp::create(b, l, c, /*withElseRegion=*/s->elseBody != nullptr);
     {
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPoint(op.thenBlock()->getTerminator());
@@ -568,8 +637,9 @@ private:
   void genKernel(const tlc::KernelInfo &k) {
     SmallVector<mlir::Type> argTypes;
     for (tlc::Symbol *a : k.args)
-      argTypes.push_back(a->type.kind == TypeKind::Tensor ? (mlir::Type)memrefType(a->type)
-                                                          : scalarType(a->type));
+      argTypes.push_back(a->type.kind == TypeKind::Tensor
+                             ? (mlir::Type)memrefType(a->type)
+                             : scalarType(a->type));
     b.setInsertionPointToEnd(module->getBody());
     auto fn = func::FuncOp::create(b, loc(k.decl->nameRange.Start), k.name,
                                    b.getFunctionType(argTypes, {}));
@@ -580,7 +650,8 @@ private:
     for (const tlc::SymDimInfo &d : k.symDims) {
       SmallVector<Attribute> uses;
       for (const tlc::DimUse &u : d.uses)
-        uses.push_back(b.getDenseI64ArrayAttr({(int64_t)u.arg, (int64_t)u.dim}));
+        uses.push_back(
+            b.getDenseI64ArrayAttr({(int64_t)u.arg, (int64_t)u.dim}));
       dims.push_back(b.getNamedAttr(d.name, b.getArrayAttr(uses)));
     }
     fn->setAttr("tile.dims", b.getDictionaryAttr(dims));
@@ -599,11 +670,12 @@ private:
             sym = static_cast<tlc::NameExpr *>(de.get())->symbol;
       if (!sym)
         continue;
-      values[sym] = memref::DimOp::create(b, l, entryBlock->getArgument(d.uses[0].arg),
-                                          d.uses[0].dim);
+      values[sym] = memref::DimOp::create(
+          b, l, entryBlock->getArgument(d.uses[0].arg), d.uses[0].dim);
     }
     for (tlc::Symbol *s : k.decl->blockSymbols)
-      values[s] = tlc::tile::BlockIdOp::create(b, l, b.getIndexType(), (uint64_t)s->index);
+      values[s] = tlc::tile::BlockIdOp::create(b, l, b.getIndexType(),
+                                               (uint64_t)s->index);
     genBlock(k.decl->body.get());
     func::ReturnOp::create(b, loc(k.decl->body->range.End));
   }

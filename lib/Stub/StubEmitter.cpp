@@ -498,7 +498,8 @@ private:
           "#include <cstdio>\n#include <cstdlib>\n#include <exception>\n"
           "#include <limits>\n#include <string>\n\n";
 
-    // Memref descriptors, one struct per (dtype, rank).
+    // Memref descriptors, one struct per (dtype, rank). Guarded, so the
+    // stubs of several kernels can share a translation unit (tlc --bundle).
     os << "namespace {\n// Memref descriptors (MLIR C interface) of the "
           "tensor arguments.\n";
     llvm::StringSet<> declared;
@@ -510,9 +511,10 @@ private:
       if (!declared.insert(ty).second)
         continue;
       StringRef elt = elementCType(t.dtype);
+      os << "#ifndef " << ty << "_defined\n#define " << ty << "_defined\n";
       os << "struct " << ty << " {\n  " << elt << " *allocated;\n  " << elt
          << " *aligned;\n  int64_t offset;\n  int64_t sizes[" << t.rank()
-         << "];\n  int64_t strides[" << t.rank() << "];\n};\n";
+         << "];\n  int64_t strides[" << t.rank() << "];\n};\n#endif\n";
     }
     os << "} // namespace\n\n";
 

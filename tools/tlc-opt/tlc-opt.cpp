@@ -1,4 +1,5 @@
-//===- tlc-opt.cpp - MLIR optimizer driver with the tile dialect -----------===//
+//===- tlc-opt.cpp - MLIR optimizer driver with the tile dialect
+//-----------===//
 #include "tlc/Conversion/Passes.h"
 #include "tlc/Dialect/Tile/IR/TileDialect.h"
 #include "tlc/Dialect/Tile/Transforms/Passes.h"

@@ -27,14 +27,33 @@ struct Symbol;
 // Expressions
 //===----------------------------------------------------------------------===//
 
-enum class ExprKind { IntLit, FloatLit, BoolLit, Name, Unary, Binary, Ternary,
-                      Call, Index };
+enum class ExprKind {
+  IntLit,
+  FloatLit,
+  BoolLit,
+  Name,
+  Unary,
+  Binary,
+  Ternary,
+  Call,
+  Index
+};
 
 enum class UnaryOp { Neg, Not };
 enum class BinaryOp {
-  Add, Sub, Mul, Div, Rem, // arithmetic
-  Lt, Le, Gt, Ge, Eq, Ne,  // comparison
-  And, Or                  // logical
+  Add,
+  Sub,
+  Mul,
+  Div,
+  Rem, // arithmetic
+  Lt,
+  Le,
+  Gt,
+  Ge,
+  Eq,
+  Ne, // comparison
+  And,
+  Or // logical
 };
 
 struct Expr {
@@ -44,7 +63,8 @@ struct Expr {
   Type type;
   std::optional<ConstValue> constValue; // set when compile-time constant
 
-  explicit Expr(ExprKind kind, llvm::SMRange range) : kind(kind), range(range) {}
+  explicit Expr(ExprKind kind, llvm::SMRange range)
+      : kind(kind), range(range) {}
   virtual ~Expr() = default;
   llvm::SMLoc loc() const { return range.Start; }
 };
@@ -52,7 +72,8 @@ using ExprPtr = std::unique_ptr<Expr>;
 
 struct IntLitExpr : Expr {
   int64_t value;
-  IntLitExpr(llvm::SMRange r, int64_t v) : Expr(ExprKind::IntLit, r), value(v) {}
+  IntLitExpr(llvm::SMRange r, int64_t v)
+      : Expr(ExprKind::IntLit, r), value(v) {}
 };
 
 struct FloatLitExpr : Expr {
@@ -87,7 +108,8 @@ struct BinaryExpr : Expr {
   ExprPtr lhs, rhs;
   Type operandType; // Sema: the common type both operands convert to
   BinaryExpr(llvm::SMRange r, BinaryOp op, ExprPtr l, ExprPtr rr)
-      : Expr(ExprKind::Binary, r), op(op), lhs(std::move(l)), rhs(std::move(rr)) {}
+      : Expr(ExprKind::Binary, r), op(op), lhs(std::move(l)),
+        rhs(std::move(rr)) {}
 };
 
 /// `cond ? a : b`
@@ -112,8 +134,8 @@ struct CallExpr : Expr {
   llvm::SMRange calleeRange;
   std::vector<ExprPtr> args;
   std::vector<KeywordArg> kwargs;
-  FnDecl *resolvedFn = nullptr;    // a tile fn instance, set by Sema
-  std::optional<DType> castTo;     // set by Sema when the call is a cast
+  FnDecl *resolvedFn = nullptr; // a tile fn instance, set by Sema
+  std::optional<DType> castTo;  // set by Sema when the call is a cast
   CallExpr(llvm::SMRange r, std::string c, llvm::SMRange cr)
       : Expr(ExprKind::Call, r), callee(std::move(c)), calleeRange(cr) {}
 };
@@ -143,8 +165,17 @@ struct TypeExpr {
 // Statements
 //===----------------------------------------------------------------------===//
 
-enum class StmtKind { Alloc, Let, Assign, Expr, For, Parallel, If, Return,
-                      Block };
+enum class StmtKind {
+  Alloc,
+  Let,
+  Assign,
+  Expr,
+  For,
+  Parallel,
+  If,
+  Return,
+  Block
+};
 
 struct Stmt {
   StmtKind kind;
@@ -196,7 +227,8 @@ struct AssignStmt : Stmt {
 /// A call evaluated for its effect: `copy(...)`, `gemm(...)`, a tile fn.
 struct ExprStmt : Stmt {
   ExprPtr expr;
-  ExprStmt(llvm::SMRange r, ExprPtr e) : Stmt(StmtKind::Expr, r), expr(std::move(e)) {}
+  ExprStmt(llvm::SMRange r, ExprPtr e)
+      : Stmt(StmtKind::Expr, r), expr(std::move(e)) {}
 };
 
 enum class LoopKind { Range, Pipelined };
@@ -248,8 +280,8 @@ struct ParamDecl {
   std::string name;
   llvm::SMRange range;
   bool isDType = false;
-  ExprPtr defaultValue;         // value parameters
-  std::string defaultDType;     // dtype parameters
+  ExprPtr defaultValue;     // value parameters
+  std::string defaultDType; // dtype parameters
   llvm::SMRange defaultRange;
   Symbol *symbol = nullptr;
 };
@@ -289,12 +321,12 @@ struct KernelDecl : Decl {
   llvm::SMRange nameRange;
   std::vector<ParamDecl> params;
   std::vector<ArgDecl> args;
-  std::vector<ExprPtr> grid;              // 1 to 3 extents
-  std::vector<std::string> blockVars;     // names bound by `as (...)`
+  std::vector<ExprPtr> grid;          // 1 to 3 extents
+  std::vector<std::string> blockVars; // names bound by `as (...)`
   std::vector<llvm::SMRange> blockVarRanges;
-  ExprPtr threads;                        // may be null: default 128
+  ExprPtr threads; // may be null: default 128
   std::unique_ptr<BlockStmt> body;
-  std::vector<Symbol *> blockSymbols;     // set by Sema
+  std::vector<Symbol *> blockSymbols; // set by Sema
   explicit KernelDecl(llvm::SMRange r) : Decl(DeclKind::Kernel, r) {}
 };
 

@@ -32,7 +32,7 @@ enum class SymbolKind {
   LoopVar,    // `for` induction variable
   BlockIndex, // `as (bx, ...)`
   ParallelIndex,
-  Constant,   // builtins such as inf and pi
+  Constant, // builtins such as inf and pi
 };
 
 struct Symbol {

@@ -34,8 +34,8 @@ llvm::StringRef scopeName(MemScope s);
 /// One dimension of a tensor or tile: a static size, or a symbolic dimension
 /// (bound at run time from an argument shape) named by `symbol`.
 struct Dim {
-  int64_t size = -1;   // >= 0 when static
-  std::string symbol;  // non-empty when symbolic
+  int64_t size = -1;  // >= 0 when static
+  std::string symbol; // non-empty when symbolic
   bool isStatic() const { return symbol.empty(); }
   bool operator==(const Dim &o) const {
     return size == o.size && symbol == o.symbol;
@@ -46,12 +46,12 @@ struct Dim {
 enum class TypeKind {
   Invalid, // error already reported
   Void,
-  Int,     // untyped integer: literals, loop and block indices (index type)
-  Float,   // untyped float literal; adopts the other operand's float dtype
-  Scalar,  // a typed scalar of `dtype`
+  Int,        // untyped integer: literals, loop and block indices (index type)
+  Float,      // untyped float literal; adopts the other operand's float dtype
+  Scalar,     // a typed scalar of `dtype`
   DTypeValue, // a dtype used as a value (`T` in `f32(x)`-like positions)
-  Tensor,  // global tensor argument
-  Tile,    // shared / fragment / local tile
+  Tensor,     // global tensor argument
+  Tile,       // shared / fragment / local tile
 };
 
 struct Type {
@@ -85,7 +85,9 @@ struct Type {
     return kind == TypeKind::Int || kind == TypeKind::Float ||
            kind == TypeKind::Scalar;
   }
-  bool isBool() const { return kind == TypeKind::Scalar && dtype == DType::Bool; }
+  bool isBool() const {
+    return kind == TypeKind::Scalar && dtype == DType::Bool;
+  }
   unsigned rank() const { return shape.size(); }
   bool operator==(const Type &o) const {
     return kind == o.kind && dtype == o.dtype && scope == o.scope &&
@@ -109,11 +111,33 @@ struct ConstValue {
   bool b = false;
   DType dtype = DType::F32;
 
-  static ConstValue ofInt(int64_t v) { ConstValue c; c.kind = Int; c.i = v; return c; }
-  static ConstValue ofFloat(double v) { ConstValue c; c.kind = Float; c.f = v; return c; }
-  static ConstValue ofBool(bool v) { ConstValue c; c.kind = Bool; c.b = v; return c; }
-  static ConstValue ofDType(DType d) { ConstValue c; c.kind = DTypeVal; c.dtype = d; return c; }
-  double asDouble() const { return kind == Float ? f : kind == Bool ? b : double(i); }
+  static ConstValue ofInt(int64_t v) {
+    ConstValue c;
+    c.kind = Int;
+    c.i = v;
+    return c;
+  }
+  static ConstValue ofFloat(double v) {
+    ConstValue c;
+    c.kind = Float;
+    c.f = v;
+    return c;
+  }
+  static ConstValue ofBool(bool v) {
+    ConstValue c;
+    c.kind = Bool;
+    c.b = v;
+    return c;
+  }
+  static ConstValue ofDType(DType d) {
+    ConstValue c;
+    c.kind = DTypeVal;
+    c.dtype = d;
+    return c;
+  }
+  double asDouble() const {
+    return kind == Float ? f : kind == Bool ? b : double(i);
+  }
   std::string str() const;
 };
 

@@ -13,9 +13,9 @@
 #include "tlc/Dialect/Tile/IR/TileUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
-#include "mlir/Dialect/Func/IR/FuncOps.h"
 
 using namespace mlir;
 using namespace tlc;
@@ -25,7 +25,8 @@ constexpr int64_t kVectorsPerRow = 2; // NV
 
 /// MR: accumulator rows that fit next to NV B vectors and one broadcast.
 int64_t rowsPerBlock(unsigned vectorRegisters) {
-  int64_t rows = (int64_t(vectorRegisters) - kVectorsPerRow - 1) / kVectorsPerRow;
+  int64_t rows =
+      (int64_t(vectorRegisters) - kVectorsPerRow - 1) / kVectorsPerRow;
   return std::clamp<int64_t>(rows, 1, 12);
 }
 
@@ -42,7 +43,8 @@ struct GemmEmitter {
   Value multiplyAdd(Value a, Value x, Value acc) {
     if (llvm::isa<FloatType>(accType))
       return vector::FMAOp::create(b, loc, a, x, acc);
-    return arith::AddIOp::create(b, loc, acc, arith::MulIOp::create(b, loc, a, x));
+    return arith::AddIOp::create(b, loc, acc,
+                                 arith::MulIOp::create(b, loc, a, x));
   }
 
   /// One MR x (sum of widths) block of C at (i0, j0).
@@ -64,8 +66,8 @@ struct GemmEmitter {
         if (clear)
           accs.push_back(arith::ConstantOp::create(b, loc, b.getZeroAttr(vt)));
         else
-          accs.push_back(vector::LoadOp::create(b, loc, vt, C,
-                                                ValueRange{rowIdx[r], colOffsets[v]}));
+          accs.push_back(vector::LoadOp::create(
+              b, loc, vt, C, ValueRange{rowIdx[r], colOffsets[v]}));
       }
 
     auto loop = scf::ForOp::create(b, loc, idx(0), idx(K), idx(1), accs);
@@ -76,32 +78,32 @@ struct GemmEmitter {
       Type abType = llvm::cast<MemRefType>(B.getType()).getElementType();
       SmallVector<Value> bvecs;
       for (size_t v = 0; v < widths.size(); ++v) {
-        Value x = vector::LoadOp::create(
-            b, loc, VectorType::get({widths[v]}, abType), B,
-            ValueRange{k, colOffsets[v]});
+        Value x =
+            vector::LoadOp::create(b, loc, VectorType::get({widths[v]}, abType),
+                                   B, ValueRange{k, colOffsets[v]});
         bvecs.push_back(tile::castElements(b, loc, x, accType));
       }
       SmallVector<Value> next;
       for (int64_t r = 0; r < rows; ++r) {
-        Value a = memref::LoadOp::create(
-            b, loc, A,
-            transA ? ValueRange{k, rowIdx[r]} : ValueRange{rowIdx[r], k});
+        Value a = memref::LoadOp::create(b, loc, A,
+                                         transA ? ValueRange{k, rowIdx[r]}
+                                                : ValueRange{rowIdx[r], k});
         a = tile::castElements(b, loc, a, accType);
         llvm::SmallDenseMap<int64_t, Value> broadcasts;
         for (size_t v = 0; v < widths.size(); ++v) {
           Value &bc = broadcasts[widths[v]];
           if (!bc)
             bc = cpu::broadcastTo(b, loc, a, widths[v]);
-          next.push_back(multiplyAdd(bc, bvecs[v],
-                                     loop.getRegionIterArgs()[r * widths.size() + v]));
+          next.push_back(multiplyAdd(
+              bc, bvecs[v], loop.getRegionIterArgs()[r * widths.size() + v]));
         }
       }
       scf::YieldOp::create(b, loc, next);
     }
     for (int64_t r = 0; r < rows; ++r)
       for (size_t v = 0; v < widths.size(); ++v)
-        vector::StoreOp::create(b, loc, loop.getResult(r * widths.size() + v), C,
-                                ValueRange{rowIdx[r], colOffsets[v]});
+        vector::StoreOp::create(b, loc, loop.getResult(r * widths.size() + v),
+                                C, ValueRange{rowIdx[r], colOffsets[v]});
   }
 
   /// All row blocks of the column block at j0 (of the given vector widths).
@@ -110,8 +112,8 @@ struct GemmEmitter {
                        int64_t rowsPerBlk) {
     int64_t fullRows = M / rowsPerBlk * rowsPerBlk;
     if (fullRows > 0) {
-      auto loop = scf::ForOp::create(b, loc, idx(0), idx(fullRows),
-                                     idx(rowsPerBlk));
+      auto loop =
+          scf::ForOp::create(b, loc, idx(0), idx(fullRows), idx(rowsPerBlk));
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPoint(loop.getBody()->getTerminator());
       emitBlock(loop.getInductionVar(), j0, rowsPerBlk, widths);
@@ -154,16 +156,23 @@ void cpu::lowerGemm(tile::GemmOp op, unsigned vectorBits,
     B = packTransposed(b, loc, B, op->getParentOfType<func::FuncOp>());
   int64_t M = cType.getDimSize(0), N = cType.getDimSize(1);
   int64_t K = aType.getDimSize(op.getTransposeA() ? 0 : 1);
-  GemmEmitter e{b,   loc, op.getA(), B, op.getC(), op.getTransposeA(),
-                op.getClear(), cType.getElementType(), K};
+  GemmEmitter e{b,
+                loc,
+                op.getA(),
+                B,
+                op.getC(),
+                op.getTransposeA(),
+                op.getClear(),
+                cType.getElementType(),
+                K};
   int64_t lanes = vectorLanes(cType.getElementType(), vectorBits);
 
   int64_t rowsPerBlk = rowsPerBlock(vectorRegisters);
   int64_t blockCols = kVectorsPerRow * lanes;
   int64_t fullCols = N / blockCols * blockCols;
   if (fullCols > 0) {
-    auto loop = scf::ForOp::create(b, loc, e.idx(0), e.idx(fullCols),
-                                   e.idx(blockCols));
+    auto loop =
+        scf::ForOp::create(b, loc, e.idx(0), e.idx(fullCols), e.idx(blockCols));
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPoint(loop.getBody()->getTerminator());
     SmallVector<int64_t> widths(kVectorsPerRow, lanes);

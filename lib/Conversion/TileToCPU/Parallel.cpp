@@ -182,8 +182,9 @@ private:
     }
     auto vt = VectorType::get({width}, elem);
     if (isContiguous(indices)) {
-      values[load] = {LaneValue::Varying,
-                      vector::LoadOp::create(b, loc, vt, mem, scalars(indices, 0))};
+      values[load] = {
+          LaneValue::Varying,
+          vector::LoadOp::create(b, loc, vt, mem, scalars(indices, 0))};
       return;
     }
     SmallVector<Value> lanes;
@@ -197,7 +198,8 @@ private:
                  ArrayRef<LaneValue> indices) {
     Value mem = store.getMemRef();
     if (isContiguous(indices)) {
-      vector::StoreOp::create(b, loc, asVector(value), mem, scalars(indices, 0));
+      vector::StoreOp::create(b, loc, asVector(value), mem,
+                              scalars(indices, 0));
       return;
     }
     bool uniformTarget = llvm::all_of(indices, [](const LaneValue &l) {

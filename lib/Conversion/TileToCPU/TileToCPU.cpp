@@ -5,8 +5,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "CPULowering.h"
-#include "tlc/Dialect/Tile/IR/TileUtils.h"
 #include "tlc/Conversion/Passes.h"
+#include "tlc/Dialect/Tile/IR/TileUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -408,8 +408,8 @@ void cpu::lowerAtomicAdd(tile::AtomicAddOp op) {
     auto ifOp = scf::IfOp::create(b, loc, valid, /*withElse=*/false);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
-    Value v =
-        tile::castElements(b, loc, memref::LoadOp::create(b, loc, src, ivs), elem);
+    Value v = tile::castElements(
+        b, loc, memref::LoadOp::create(b, loc, src, ivs), elem);
     memref::AtomicRMWOp::create(b, loc,
                                 llvm::isa<FloatType>(elem)
                                     ? arith::AtomicRMWKind::addf

@@ -68,7 +68,10 @@ llvm::Expected<CPUArch> resolveArch(llvm::StringRef name) {
   }
   a.vectorBits = vectorBitsFor(a.triple, a.features);
   // AVX-512 and AArch64 have 32 vector registers, SSE/AVX2 16.
-  a.vectorRegisters = a.vectorBits == 512 || llvm::StringRef(a.triple).starts_with("aarch64") ? 32 : 16;
+  a.vectorRegisters =
+      a.vectorBits == 512 || llvm::StringRef(a.triple).starts_with("aarch64")
+          ? 32
+          : 16;
   return a;
 }
 
@@ -183,9 +186,10 @@ private:
     pb.registerFunctionAnalyses(fam);
     pb.registerLoopAnalyses(lam);
     pb.crossRegisterProxies(lam, fam, cgam, mam);
-    llvm::OptimizationLevel level = optLevel == 1   ? llvm::OptimizationLevel::O1
-                                    : optLevel == 2 ? llvm::OptimizationLevel::O2
-                                                    : llvm::OptimizationLevel::O3;
+    llvm::OptimizationLevel level = optLevel == 1 ? llvm::OptimizationLevel::O1
+                                    : optLevel == 2
+                                        ? llvm::OptimizationLevel::O2
+                                        : llvm::OptimizationLevel::O3;
     pb.buildPerModuleDefaultPipeline(level).run(module, mam);
   }
 };

@@ -1,4 +1,5 @@
-//===- TileOps.cpp - Verifiers and builders of tile ops --------------------===//
+//===- TileOps.cpp - Verifiers and builders of tile ops
+//--------------------===//
 #include "tlc/Dialect/Tile/IR/TileOps.h"
 
 #include "mlir/IR/Builders.h"
@@ -29,15 +30,15 @@ LogicalResult AllocOp::verify() {
 /// Checks that `window` (a memref indexed by `numIndices` values) can hold a
 /// window of `tileShape` over its trailing dimensions.
 static LogicalResult verifyWindow(Operation *op, MemRefType window,
-                                  size_t numIndices, ArrayRef<int64_t> tileShape,
-                                  StringRef what) {
+                                  size_t numIndices,
+                                  ArrayRef<int64_t> tileShape, StringRef what) {
   if (numIndices != (size_t)window.getRank())
     return op->emitOpError() << what << " takes " << window.getRank()
                              << " indices, got " << numIndices;
   if (tileShape.size() > (size_t)window.getRank())
-    return op->emitOpError() << "tile of rank " << tileShape.size()
-                             << " does not fit in " << what << " of rank "
-                             << window.getRank();
+    return op->emitOpError()
+           << "tile of rank " << tileShape.size() << " does not fit in " << what
+           << " of rank " << window.getRank();
   return success();
 }
 
@@ -91,8 +92,8 @@ LogicalResult GemmOp::verify() {
                          << kb;
   if (c.getDimSize(0) != m || c.getDimSize(1) != n)
     return emitOpError() << "accumulator shape " << shapeStr(c.getShape())
-                         << " does not match the product shape ["
-                         << m << ", " << n << "]";
+                         << " does not match the product shape [" << m << ", "
+                         << n << "]";
   if (a.getElementType() != b.getElementType())
     return emitOpError("A and B must have the same element type");
   return success();

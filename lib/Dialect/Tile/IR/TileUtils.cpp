@@ -28,8 +28,9 @@ Value tlc::tile::castElements(OpBuilder &b, Location loc, Value v, Type to,
       return arith::IndexCastOp::create(
           b, loc, retype(to),
           arith::FPToSIOp::create(b, loc, retype(b.getI64Type()), v));
-    return srcU ? arith::IndexCastUIOp::create(b, loc, retype(to), v).getResult()
-                : arith::IndexCastOp::create(b, loc, retype(to), v).getResult();
+    return srcU
+               ? arith::IndexCastUIOp::create(b, loc, retype(to), v).getResult()
+               : arith::IndexCastOp::create(b, loc, retype(to), v).getResult();
   }
   if (to.isInteger(1)) { // non-zero is true
     Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(v.getType()));

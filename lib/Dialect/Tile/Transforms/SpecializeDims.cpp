@@ -1,4 +1,5 @@
-//===- SpecializeDims.cpp - Make symbolic kernel dimensions static ---------===//
+//===- SpecializeDims.cpp - Make symbolic kernel dimensions static
+//---------===//
 #include "tlc/Dialect/Tile/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -61,12 +62,12 @@ struct TileSpecializeDims
           return func.emitError("malformed tile.dims entry");
         SmallVector<int64_t> shape(type.getShape());
         shape[pair[1]] = it->second;
-        argTypes[pair[0]] = MemRefType::get(shape, type.getElementType(),
-                                            type.getLayout(),
-                                            type.getMemorySpace());
+        argTypes[pair[0]] =
+            MemRefType::get(shape, type.getElementType(), type.getLayout(),
+                            type.getMemorySpace());
       }
-      applied.push_back(b.getNamedAttr(entry.getName(),
-                                       b.getI64IntegerAttr(it->second)));
+      applied.push_back(
+          b.getNamedAttr(entry.getName(), b.getI64IntegerAttr(it->second)));
     }
     if (applied.empty())
       return success();

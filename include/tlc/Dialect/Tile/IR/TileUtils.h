@@ -1,4 +1,4 @@
-//===- TileUtils.h - Helpers shared by tile IR producers and lowerings -*- C++ -*-===//
+//===- TileUtils.h - Helpers for tile IR producers and lowerings -*- C++ -*-===//
 #ifndef TLC_DIALECT_TILE_IR_TILEUTILS_H
 #define TLC_DIALECT_TILE_IR_TILEUTILS_H
 
@@ -10,8 +10,8 @@ namespace tlc::tile {
 /// signless integers, floats (f16 <-> bf16 through f32) and i1 as bool
 /// (non-zero is true). `srcUnsigned` / `dstUnsigned` say whether integer
 /// bits are read / produced as unsigned (u8); i1 is always unsigned.
-mlir::Value castElements(mlir::OpBuilder &b, mlir::Location loc,
-                         mlir::Value v, mlir::Type to, bool srcUnsigned = false,
+mlir::Value castElements(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
+                         mlir::Type to, bool srcUnsigned = false,
                          bool dstUnsigned = false);
 
 } // namespace tlc::tile
