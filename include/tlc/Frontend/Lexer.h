@@ -1,5 +1,4 @@
-//===- Lexer.h - Tokens and the hand-written lexer for .tl files -*- C++
-//-*-===//
+//===- Lexer.h - Tokens and the hand-written lexer -------------*- C++ -*-===//
 //
 // The lexer works on one SourceMgr buffer and never stops early: malformed
 // input (bad bytes, unterminated strings or comments) is reported once and

@@ -1,5 +1,4 @@
-//===- CPULowering.h - Shared pieces of the tile-to-CPU lowering -*- C++
-//-*-===//
+//===- CPULowering.h - Pieces of the tile-to-CPU lowering ------*- C++ -*-===//
 //
 // Each tile op has its own lowering function; they share the chunking helper
 // and element-type casts declared here.
