@@ -77,10 +77,19 @@ std::optional<ConstValue> parseDefineValue(StringRef text) {
   if (auto d = parseDType(text))
     return ConstValue::ofDType(*d);
   int64_t i;
-  bool hex = text.starts_with("0x") || text.starts_with("0X");
-  if (!(hex ? text.drop_front(2).getAsInteger(16, i)
-            : text.getAsInteger(10, i)))
-    return ConstValue::ofInt(i);
+  // Decimal (a leading 0 is still decimal), or 0x / 0b / 0o prefixed.
+  unsigned radix = 10;
+  llvm::StringRef digits = text, sign;
+  if (digits.consume_front("-"))
+    sign = "-";
+  if (digits.consume_front("0x") || digits.consume_front("0X"))
+    radix = 16;
+  else if (digits.consume_front("0b") || digits.consume_front("0B"))
+    radix = 2;
+  else if (digits.consume_front("0o") || digits.consume_front("0O"))
+    radix = 8;
+  if (!digits.empty() && !digits.getAsInteger(radix, i))
+    return ConstValue::ofInt(sign.empty() ? i : -i);
   double f;
   if (!text.getAsDouble(f))
     return ConstValue::ofFloat(f);
@@ -303,6 +312,18 @@ struct Sema::Impl {
     }
     if (!ok)
       return std::nullopt;
+    // Tiles are on-chip memory: anything near 2^31 bytes is a mistake (and
+    // would overflow size computations downstream).
+    constexpr uint64_t kMaxTileBytes = uint64_t(1) << 31;
+    uint64_t bytes = byteSize(*dtype);
+    for (const Dim &d : shape) {
+      if (bytes > kMaxTileBytes / uint64_t(d.size)) {
+        diags.error(te.range, "tile " + Type::tile(*dtype, scope, shape).str() +
+                                  " is too large (over 2 GiB)");
+        return std::nullopt;
+      }
+      bytes *= uint64_t(d.size);
+    }
     return Type::tile(*dtype, scope, shape);
   }
 
@@ -418,17 +439,21 @@ struct Sema::Impl {
         diags.error(range, "division by zero in a constant expression");
         return std::nullopt;
       }
+      // Wrapping two's-complement arithmetic, as the generated code does
+      // (INT64_MIN / -1 would trap in the compiler itself).
+      auto wrap = [](uint64_t v) { return ConstValue::ofInt((int64_t)v); };
+      uint64_t ua = (uint64_t)a.i, ub = (uint64_t)b.i;
       switch (op) {
       case BinaryOp::Add:
-        return ConstValue::ofInt(a.i + b.i);
+        return wrap(ua + ub);
       case BinaryOp::Sub:
-        return ConstValue::ofInt(a.i - b.i);
+        return wrap(ua - ub);
       case BinaryOp::Mul:
-        return ConstValue::ofInt(a.i * b.i);
+        return wrap(ua * ub);
       case BinaryOp::Div:
-        return ConstValue::ofInt(a.i / b.i);
+        return b.i == -1 ? wrap(0 - ua) : ConstValue::ofInt(a.i / b.i);
       case BinaryOp::Rem:
-        return ConstValue::ofInt(a.i % b.i);
+        return b.i == -1 ? ConstValue::ofInt(0) : ConstValue::ofInt(a.i % b.i);
       default:
         return std::nullopt;
       }

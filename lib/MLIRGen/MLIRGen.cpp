@@ -353,6 +353,8 @@ private:
     }
     if (e->castTo)
       return genAs(e->args[0].get(), e->type);
+    if (e->args.size() == 1 && e->callee == "abs" && !isSignedType(e->type))
+      return genAs(e->args[0].get(), e->type); // |x| = x for unsigned x
     if (e->args.size() == 1)
       return genUnaryMath(e->callee, genAs(e->args[0].get(), e->type), l);
     Value x = genAs(e->args[0].get(), e->type);
@@ -362,8 +364,17 @@ private:
     if (e->callee == "cdiv")
       return sgn ? arith::CeilDivSIOp::create(b, l, x, y).getResult()
                  : arith::CeilDivUIOp::create(b, l, x, y).getResult();
-    if (e->callee == "pow")
+    if (e->callee == "pow") {
+      // Computed in f32 for 16-bit floats, like the unary math builtins.
+      mlir::Type t = x.getType();
+      if (t.getIntOrFloatBitWidth() < 32) {
+        Value wx = arith::ExtFOp::create(b, l, b.getF32Type(), x);
+        Value wy = arith::ExtFOp::create(b, l, b.getF32Type(), y);
+        return arith::TruncFOp::create(b, l, t,
+                                       math::PowFOp::create(b, l, wx, wy));
+      }
       return math::PowFOp::create(b, l, x, y);
+    }
     if (e->callee == "min")
       return isF   ? arith::MinimumFOp::create(b, l, x, y).getResult()
              : sgn ? arith::MinSIOp::create(b, l, x, y).getResult()

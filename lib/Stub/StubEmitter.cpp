@@ -528,7 +528,7 @@ private:
         os << elementCType(t.dtype) << " " << argNames[i];
       os << ", ";
     }
-    os << "int64_t bx, int64_t by, int64_t bz);\n\n";
+    os << "int64_t tlc_bx, int64_t tlc_by, int64_t tlc_bz);\n\n";
 
     // The C++ entry point.
     os << "tlc::Status tlc::kernels::" << fnName << "(" << cxxParams()

@@ -54,9 +54,12 @@ def CPUApproximateMath : Pass<"cpu-approximate-math"> {
   let description = [{
     Vector `math.exp`, `math.tanh`, `math.erf`, `math.log` (and others the
     upstream patterns cover) would otherwise become one libm call per lane.
-    This pass rewrites them, scalar and vector alike, into the polynomial
-    approximations MLIR provides (f32 accuracy; f16/bf16 compute in f32), so
-    `parallel` bodies with transcendental functions stay vectorized.
+    This pass rewrites exp, expm1, log, log1p, log2, tanh, erf and erfc,
+    scalar and vector alike, into the polynomial approximations MLIR
+    provides (f32 accuracy; f16/bf16 compute in f32; subnormal inputs of
+    log/log2 count as the smallest normal number), so `parallel` bodies
+    with these functions stay vectorized. exp2 becomes exp and rsqrt
+    1 / sqrt. Other functions (sin, cos, pow, ...) keep exact libm calls.
 
     Before:
     ```mlir

@@ -132,6 +132,9 @@ void cpu::lowerCopy(tile::CopyOp op, unsigned vectorBits) {
       window ? llvm::cast<MemRefType>(window.getType()).getRank() - rank : 0;
   Type srcElem = llvm::cast<MemRefType>(src.getType()).getElementType();
   Type dstElem = llvm::cast<MemRefType>(dst.getType()).getElementType();
+  Type windowElem = srcWindow ? srcElem : dstElem;
+  bool scalarEdges =
+      window && isGlobal(window) && (windowElem.isF16() || windowElem.isBF16());
   unsigned bits = std::max(srcElem.getIntOrFloatBitWidth(),
                            dstElem.getIntOrFloatBitWidth());
   int64_t lanes = std::max<int64_t>(1, vectorBits / std::max(8u, bits));
@@ -157,6 +160,40 @@ void cpu::lowerCopy(tile::CopyOp op, unsigned vectorBits) {
         }
       }
       Value col0 = window ? origin.back() : Value();
+      // One element at a time with its own bounds check: used for 16-bit
+      // floats, whose masked vector loads/stores LLVM would legalize through
+      // float conversions (compiler-rt calls) on CPUs without native bf16.
+      auto emitScalarEdgeChunk = [&](SmallVector<Value> tileRow,
+                                     SmallVector<Value> winRow, Value winCol0,
+                                     int64_t w) {
+        Value dim = memref::DimOp::create(b, loc, window, winRow.size());
+        Value tileCol0 = tileRow.back();
+        tileRow.pop_back();
+        for (int64_t lane = 0; lane < w; ++lane) {
+          Value l = arith::ConstantIndexOp::create(b, loc, lane);
+          Value wc = arith::AddIOp::create(b, loc, winCol0, l);
+          Value tc = arith::AddIOp::create(b, loc, tileCol0, l);
+          SmallVector<Value> ti(tileRow), wi(winRow);
+          ti.push_back(tc);
+          wi.push_back(wc);
+          Value in =
+              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, wc, dim);
+          auto ifOp = scf::IfOp::create(b, loc, in, /*withElse=*/srcWindow);
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+          Value v = memref::LoadOp::create(b, loc, src, srcWindow ? wi : ti);
+          memref::StoreOp::create(b, loc,
+                                  tile::castElements(b, loc, v, dstElem), dst,
+                                  dstWindow ? wi : ti);
+          if (srcWindow) {
+            b.setInsertionPoint(ifOp.elseBlock()->getTerminator());
+            memref::StoreOp::create(
+                b, loc,
+                arith::ConstantOp::create(b, loc, b.getZeroAttr(dstElem)), dst,
+                ti);
+          }
+        }
+      };
       auto emitRow = [&]() {
         cpu::forEachChunk(
             b, loc, shape.back(), lanes, [&](Value off, int64_t w) {
@@ -167,6 +204,10 @@ void cpu::lowerCopy(tile::CopyOp op, unsigned vectorBits) {
                 idx.push_back(isWindow ? winCol : off);
                 return idx;
               };
+              if (masked && scalarEdges) {
+                emitScalarEdgeChunk(idxFor(false), winIdx, winCol, w);
+                return;
+              }
               Value v;
               if (srcWindow && masked) {
                 Value pad =
@@ -435,6 +476,10 @@ static Type stripScopeOf(Type t) {
 }
 
 namespace {
+/// Stack memory the tiles of one block may use: worker threads have the
+/// default 8 MiB stacks, and the caller's thread runs blocks too.
+constexpr int64_t kMaxTileBytesPerBlock = 4 << 20;
+
 struct ConvertTileToCPU
     : public tlc::impl::ConvertTileToCPUBase<ConvertTileToCPU> {
   using Base::Base;
@@ -486,6 +531,25 @@ struct ConvertTileToCPU
       else if (auto o = dyn_cast<tile::ParallelOp>(op))
         cpu::lowerParallel(o, vectorBits);
     }
+    // Tiles live on the stack of the thread that runs the block.
+    llvm::DenseMap<Operation *, int64_t> tileBytes;
+    for (tile::AllocOp alloc : allocs) {
+      MemRefType t = alloc.getType();
+      tileBytes[alloc->getParentOfType<func::FuncOp>()] +=
+          t.getNumElements() *
+          std::max<int64_t>(1, t.getElementTypeBitWidth() / 8);
+    }
+    for (auto [fn, bytes] : tileBytes)
+      if (bytes > kMaxTileBytesPerBlock) {
+        fn->emitError() << "kernel '"
+                        << llvm::cast<func::FuncOp>(fn).getSymName()
+                        << "' needs " << bytes / 1024
+                        << " KiB of tiles per block; the CPU target allows "
+                        << kMaxTileBytesPerBlock / 1024
+                        << " KiB (tiles live on the stack of the thread "
+                           "running the block)";
+        return signalPassFailure();
+      }
     for (tile::AllocOp alloc : allocs)
       lowerAlloc(alloc);
 

@@ -9,6 +9,7 @@
 #include "mlir/Target/LLVMIR/Export.h"
 #include "mlir/Transforms/Passes.h"
 
+#include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/MC/TargetRegistry.h"
@@ -46,8 +47,15 @@ llvm::Expected<CPUArch> resolveArch(llvm::StringRef name) {
     a.triple = llvm::sys::getProcessTriple();
     a.cpu = llvm::sys::getHostCPUName().str();
     std::string features;
-    for (auto &f : llvm::sys::getHostCPUFeatures())
-      features += std::string(f.second ? "+" : "-") + f.first().str() + ",";
+    for (auto &f : llvm::sys::getHostCPUFeatures()) {
+      // LLVM 22's x86 backend aborts on some <N x bfloat> operations when
+      // native bf16 conversions are enabled ("Do not know how to soft
+      // promote this operator's operand"); bf16 then takes the integer
+      // expansion used on every other x86 CPU.
+      bool enable = f.second && !llvm::StringRef(f.first()).contains("bf16") &&
+                    f.first() != "avxneconvert";
+      features += std::string(enable ? "+" : "-") + f.first().str() + ",";
+    }
     a.features = features;
   } else if (name == "x86-64" || name == "x86-64-v2" || name == "x86-64-v3" ||
              name == "x86-64-v4") {
@@ -73,6 +81,55 @@ llvm::Expected<CPUArch> resolveArch(llvm::StringRef name) {
           ? 32
           : 16;
   return a;
+}
+
+bool usesBF16(const llvm::Module &module) {
+  for (const llvm::Function &f : module)
+    for (const llvm::BasicBlock &bb : f)
+      for (const llvm::Instruction &i : bb) {
+        if (i.getType()->getScalarType()->isBFloatTy())
+          return true;
+        for (const llvm::Value *op : i.operands())
+          if (op->getType()->getScalarType()->isBFloatTy())
+            return true;
+      }
+  return false;
+}
+
+/// LLVM legalizes some bf16 vector operations on x86 CPUs without native
+/// bf16 through the compiler-rt routines __truncsfbf2 / __truncdfbf2, which
+/// g++'s libgcc (12) does not provide. Each object carries its own copies
+/// (linkonce_odr, hidden), computed with integer operations:
+/// round-to-nearest-even, NaN kept quiet.
+void defineBF16Truncations(llvm::Module &module) {
+  llvm::LLVMContext &ctx = module.getContext();
+  for (bool fromDouble : {false, true}) {
+    const char *name = fromDouble ? "__truncdfbf2" : "__truncsfbf2";
+    if (llvm::Function *existing = module.getFunction(name))
+      if (!existing->isDeclaration())
+        continue;
+    llvm::Type *src =
+        fromDouble ? llvm::Type::getDoubleTy(ctx) : llvm::Type::getFloatTy(ctx);
+    auto *type =
+        llvm::FunctionType::get(llvm::Type::getBFloatTy(ctx), {src}, false);
+    llvm::Function *fn = llvm::cast<llvm::Function>(
+        module.getOrInsertFunction(name, type).getCallee());
+    fn->setLinkage(llvm::GlobalValue::LinkOnceODRLinkage);
+    fn->setVisibility(llvm::GlobalValue::HiddenVisibility);
+    llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", fn));
+    llvm::Value *x = fn->getArg(0);
+    if (fromDouble) // double rounding through f32 (the f32 step is exact
+      x = b.CreateFPTrunc(x, b.getFloatTy()); // in most cases)
+    llvm::Value *bits = b.CreateBitCast(x, b.getInt32Ty());
+    llvm::Value *nan = b.CreateFCmpUNO(x, x);
+    bits = b.CreateOr(bits, b.CreateShl(b.CreateZExt(nan, b.getInt32Ty()), 22));
+    llvm::Value *lsb = b.CreateAnd(b.CreateLShr(bits, 16), 1);
+    llvm::Value *rounded =
+        b.CreateAdd(bits, b.CreateAdd(lsb, b.getInt32(0x7fff)));
+    llvm::Value *half =
+        b.CreateTrunc(b.CreateLShr(rounded, 16), b.getInt16Ty());
+    b.CreateRet(b.CreateBitCast(half, llvm::Type::getBFloatTy(ctx)));
+  }
 }
 
 class CPUTarget : public Target {
@@ -148,6 +205,10 @@ public:
         f.addFnAttr("target-features", arch.features);
     }
     optimize(*llvmModule, optLevel);
+    // After optimization: nothing calls these yet, instruction selection
+    // may introduce the calls.
+    if (machine->getTargetTriple().isX86() && usesBF16(*llvmModule))
+      defineBF16Truncations(*llvmModule);
     return llvmModule;
   }
 

@@ -7,6 +7,41 @@
 
 using namespace mlir;
 
+/// f32 -> bf16 with round-to-nearest-even, in integer operations. CPUs
+/// without native bf16 would otherwise need compiler-rt's __truncsfbf2
+/// (missing from g++'s libgcc), and upstream's expansion selects on bf16
+/// vectors, which LLVM legalizes through that same call.
+static Value truncF32ToBF16(OpBuilder &b, Location loc, Value v,
+                            llvm::function_ref<Type(Type)> retype) {
+  Type i32 = retype(b.getI32Type()), i16 = retype(b.getI16Type());
+  auto c32 = [&](int64_t x) -> Value {
+    return arith::ConstantOp::create(b, loc, i32,
+                                     b.getIntegerAttr(b.getI32Type(), x))
+        .getResult();
+  };
+  auto splat = [&](int64_t x) -> Value {
+    if (auto vt = llvm::dyn_cast<VectorType>(i32))
+      return arith::ConstantOp::create(
+          b, loc, DenseElementsAttr::get(vt, b.getI32IntegerAttr(x)));
+    return c32(x);
+  };
+  Value bits = arith::BitcastOp::create(b, loc, i32, v);
+  // A NaN gets its quiet bit set first, so rounding cannot carry it into
+  // an infinity. No select: LLVM would turn one into a select on bf16.
+  Value isNaN = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, v, v);
+  Value quiet = arith::ShLIOp::create(
+      b, loc, arith::ExtUIOp::create(b, loc, i32, isNaN), splat(22));
+  bits = arith::OrIOp::create(b, loc, bits, quiet);
+  // bits + 0x7fff + ((bits >> 16) & 1), then the upper half.
+  Value lsb = arith::AndIOp::create(
+      b, loc, arith::ShRUIOp::create(b, loc, bits, splat(16)), splat(1));
+  Value rounded = arith::AddIOp::create(
+      b, loc, bits, arith::AddIOp::create(b, loc, lsb, splat(0x7fff)));
+  Value upper = arith::ShRUIOp::create(b, loc, rounded, splat(16));
+  Value narrow = arith::TruncIOp::create(b, loc, i16, upper);
+  return arith::BitcastOp::create(b, loc, retype(b.getBF16Type()), narrow);
+}
+
 Value tlc::tile::castElements(OpBuilder &b, Location loc, Value v, Type to,
                               bool srcUnsigned, bool dstUnsigned) {
   Type from = getElementTypeOrSelf(v.getType());
@@ -39,12 +74,22 @@ Value tlc::tile::castElements(OpBuilder &b, Location loc, Value v, Type to,
     return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, v, zero);
   }
   if (ff && tf) {
-    if (ff.getWidth() == tf.getWidth()) { // f16 <-> bf16
-      v = arith::ExtFOp::create(b, loc, retype(b.getF32Type()), v);
+    // f16 <-> bf16 and f64 -> bf16 go through f32: the bf16 rounding is
+    // expanded into integer ops only from f32 (no compiler-rt calls).
+    if (ff.getWidth() == tf.getWidth() || (to.isBF16() && ff.getWidth() > 32)) {
+      v = ff.getWidth() > 32
+              ? arith::TruncFOp::create(b, loc, retype(b.getF32Type()), v)
+                    .getResult()
+              : arith::ExtFOp::create(b, loc, retype(b.getF32Type()), v)
+                    .getResult();
       ff = b.getF32Type();
+      if (ff == to)
+        return v;
     }
     if (ff.getWidth() < tf.getWidth())
       return arith::ExtFOp::create(b, loc, retype(to), v);
+    if (to.isBF16())
+      return truncF32ToBF16(b, loc, v, retype);
     return arith::TruncFOp::create(b, loc, retype(to), v);
   }
   if (ff)

@@ -1,0 +1,143 @@
+# TlcAddKernels.cmake - compile tile-language kernels as a build step.
+#
+#   tlc_add_kernels(<lib>
+#                   SOURCES <file.tl>...
+#                   TARGET <target>        (cpu)
+#                   [ARCH <arch>]
+#                   [DEFINES <NAME=VALUE>...]
+#                   [IMPORT_DIRS <dir>...]
+#                   [OPTIONS <tlc option>...])
+#
+# Runs tlc once per .tl file (add_custom_command) and makes <lib>, a static
+# library of the compiled kernels and their launch stubs. Linking <lib> gives
+# the include directory of the generated headers (NAME.h per kernel,
+# STEM.tlc.h per file) and, through tlc::runtime, the runtime headers and
+# Threads. tlc writes a depfile, so editing a file that a .tl imports reruns
+# tlc for exactly the .tl files that import it. See docs/cmake.md.
+#
+# Comes with find_package(tlc) and is included by tlc's own CMakeLists.txt;
+# either way the targets tlc::tlc and tlc::runtime exist.
+
+if(CMAKE_VERSION VERSION_LESS 3.20)
+  message(FATAL_ERROR "tlc_add_kernels needs CMake 3.20 or newer (DEPFILE)")
+endif()
+include_guard(GLOBAL)
+# Functions keep the policies of where they are defined: CMP0116 NEW (CMake
+# rewrites tlc's depfiles for Ninja), whatever the caller's
+# cmake_minimum_required says. include() scopes this setting.
+cmake_policy(VERSION 3.20...3.31)
+
+# What each code-generation target needs from the build. A new target is a
+# name in `supported` and one more branch here: the file name ending of what
+# tlc writes for a .tl file and the libraries the stubs need besides
+# tlc::runtime (for example CUDA::cuda_driver, after
+# find_package(CUDAToolkit)).
+function(_tlc_target_info target supported_var suffix_var libs_var)
+  set(supported cpu)
+  set(${supported_var} "${supported}" PARENT_SCOPE)
+  if(target STREQUAL "cpu")
+    set(${suffix_var} ".o" PARENT_SCOPE)
+    set(${libs_var} "" PARENT_SCOPE)
+  else()
+    set(${suffix_var} "" PARENT_SCOPE)
+  endif()
+endfunction()
+
+function(tlc_add_kernels lib)
+  cmake_parse_arguments(PARSE_ARGV 1 ARG ""
+    "TARGET;ARCH" "SOURCES;DEFINES;IMPORT_DIRS;OPTIONS")
+  set(where "tlc_add_kernels(${lib})")
+  if(ARG_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "${where}: unexpected arguments: "
+      "${ARG_UNPARSED_ARGUMENTS}")
+  endif()
+  if(NOT ARG_SOURCES)
+    message(FATAL_ERROR "${where}: no SOURCES (.tl files) given")
+  endif()
+  _tlc_target_info("${ARG_TARGET}" supported suffix target_libs)
+  string(REPLACE ";" ", " supported_text "${supported}")
+  if(NOT ARG_TARGET)
+    message(FATAL_ERROR "${where}: TARGET is required; supported targets: "
+      "${supported_text}")
+  endif()
+  if(NOT suffix)
+    message(FATAL_ERROR "${where}: TARGET '${ARG_TARGET}' is not supported "
+      "by this version of tlc; supported targets: ${supported_text}")
+  endif()
+  if(NOT TARGET tlc::tlc OR NOT TARGET tlc::runtime)
+    message(FATAL_ERROR "${where}: the targets tlc::tlc and tlc::runtime "
+      "are missing; call find_package(tlc CONFIG REQUIRED) first")
+  endif()
+  get_property(languages GLOBAL PROPERTY ENABLED_LANGUAGES)
+  if(NOT "CXX" IN_LIST languages)
+    message(FATAL_ERROR "${where}: the launch stubs are C++; enable CXX in "
+      "project() or with enable_language(CXX)")
+  endif()
+
+  # tlc's command line, the same for every file of the library.
+  set(flags "-target=${ARG_TARGET}")
+  if(ARG_ARCH)
+    list(APPEND flags "-arch=${ARG_ARCH}")
+  endif()
+  foreach(define IN LISTS ARG_DEFINES)
+    list(APPEND flags -D "${define}")
+  endforeach()
+  foreach(dir IN LISTS ARG_IMPORT_DIRS)
+    get_filename_component(dir "${dir}" ABSOLUTE
+      BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+    list(APPEND flags -I "${dir}")
+  endforeach()
+  list(APPEND flags ${ARG_OPTIONS})
+
+  # All files of the library share one output directory: it is the include
+  # directory of the generated headers.
+  set(out "${CMAKE_CURRENT_BINARY_DIR}/tlc/${lib}")
+  file(MAKE_DIRECTORY "${out}")
+  set(objects)
+  set(stubs)
+  set(headers)
+  set(stems)
+  foreach(src IN LISTS ARG_SOURCES)
+    get_filename_component(src "${src}" ABSOLUTE
+      BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+    get_filename_component(stem "${src}" NAME_WLE)
+    if(stem IN_LIST stems)
+      message(FATAL_ERROR "${where}: two SOURCES are named ${stem}.tl; "
+        "their outputs would collide (put them in separate libraries)")
+    endif()
+    list(APPEND stems "${stem}")
+    file(RELATIVE_PATH shown "${CMAKE_SOURCE_DIR}" "${src}")
+    if(shown MATCHES "^\\.\\./")
+      set(shown "${src}")
+    endif()
+    # tlc writes STEM.o, NAME.h + NAME.cpp per kernel and, for --bundle,
+    # STEM.tlc.h + STEM.tlc.cpp: the names CMake can know before tlc runs.
+    set(object "${out}/${stem}${suffix}")
+    set(bundle_h "${out}/${stem}.tlc.h")
+    set(bundle_cpp "${out}/${stem}.tlc.cpp")
+    set(depfile "${out}/${stem}.d")
+    add_custom_command(
+      OUTPUT "${object}" "${bundle_h}" "${bundle_cpp}"
+      COMMAND tlc::tlc "${src}" ${flags} -o "${out}/" --bundle
+              --depfile "${depfile}"
+      DEPENDS "${src}" tlc::tlc
+      DEPFILE "${depfile}"
+      COMMENT "tlc: compiling ${shown} for ${ARG_TARGET} (${lib})"
+      VERBATIM)
+    list(APPEND objects "${object}")
+    list(APPEND stubs "${bundle_cpp}")
+    list(APPEND headers "${bundle_h}")
+  endforeach()
+
+  set_source_files_properties(${objects} PROPERTIES
+    EXTERNAL_OBJECT TRUE GENERATED TRUE)
+  add_library(${lib} STATIC ${stubs} ${headers} ${objects})
+  target_include_directories(${lib} PUBLIC "$<BUILD_INTERFACE:${out}>")
+  target_link_libraries(${lib} PUBLIC tlc::runtime ${target_libs})
+  target_compile_features(${lib} PRIVATE cxx_std_17) # the stubs need C++17
+  set_target_properties(${lib} PROPERTIES
+    LINKER_LANGUAGE CXX
+    POSITION_INDEPENDENT_CODE ON # tlc's objects are PIC too
+    TLC_OUTPUT_DIR "${out}"
+    TLC_TARGET "${ARG_TARGET}")
+endfunction()

@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# The CMake integration from the outside (docs/cmake.md), run by ctest:
+#   1. cmake --install the build tree to a temporary prefix;
+#   2. configure a copy of examples/cmake-consumer with only
+#      CMAKE_PREFIX_PATH pointing there, build it, run its ctest;
+#   3. touch the .tl file that one kernel file imports: exactly that file's
+#      tlc command runs again; then nothing to do;
+#   4. touch a .tl file nobody imports: only its own tlc command runs;
+#   5. an unsupported TARGET stops the configure with a clear message.
+# Usage: consumer.sh BUILD_DIR SOURCE_DIR   (cmake, ctest, ninja from PATH
+# unless CMAKE / CTEST are set)
+set -euo pipefail
+build="$(cd "$1" && pwd)"
+src="$(cd "$2" && pwd)"
+cmake="${CMAKE:-cmake}"
+ctest="${CTEST:-ctest}"
+command -v ninja >/dev/null || { echo "FAIL: ninja not found"; exit 1; }
+
+tmp="$(mktemp -d "${TMPDIR:-/tmp}/tlc-cmake-consumer.XXXXXX")"
+trap 'rm -rf "$tmp"' EXIT
+prefix="$tmp/prefix"
+proj="$tmp/src"
+out="$tmp/build"
+
+fail() { echo "FAIL: $*"; exit 1; }
+# The tlc command lines in a `ninja -v` log.
+tlc_runs() { grep -F "$prefix/bin/tlc " "$1" || true; }
+
+echo "== cmake --install $build --prefix $prefix"
+"$cmake" --install "$build" --prefix "$prefix" >"$tmp/install.log"
+for f in bin/tlc bin/tlc-opt include/tlc/Runtime/tlc_runtime.h \
+         lib/cmake/tlc/tlcConfig.cmake lib/cmake/tlc/tlcConfigVersion.cmake \
+         lib/cmake/tlc/tlcTargets.cmake lib/cmake/tlc/TlcAddKernels.cmake; do
+  [ -e "$prefix/$f" ] || fail "$f is not installed"
+done
+"$prefix/bin/tlc" --version
+
+echo "== configure a copy of examples/cmake-consumer (CMAKE_PREFIX_PATH only)"
+cp -R "$src/examples/cmake-consumer" "$proj"
+"$cmake" -G Ninja -S "$proj" -B "$out" -DCMAKE_PREFIX_PATH="$prefix" \
+  >"$tmp/configure.log" || { cat "$tmp/configure.log"; fail "configure"; }
+grep -qx "tlc_DIR:PATH=$prefix/lib/cmake/tlc" "$out/CMakeCache.txt" ||
+  fail "find_package(tlc) did not use $prefix: $(grep tlc_DIR "$out/CMakeCache.txt")"
+
+echo "== build"
+ninja -C "$out" -v >"$tmp/build.log" || { cat "$tmp/build.log"; fail "build"; }
+n=$(tlc_runs "$tmp/build.log" | wc -l)
+[ "$n" -eq 3 ] || { cat "$tmp/build.log"; fail "expected 3 tlc runs, got $n"; }
+
+echo "== ctest"
+(cd "$out" && "$ctest" --output-on-failure) || fail "the consumer's tests"
+
+echo "== touch kernels/common/activations.tl: only bias_act.tl is recompiled"
+sleep 1 # coarse file system clocks
+touch "$proj/kernels/common/activations.tl"
+ninja -C "$out" -v >"$tmp/rebuild.log" || { cat "$tmp/rebuild.log"; fail "rebuild"; }
+runs="$(tlc_runs "$tmp/rebuild.log")"
+echo "$runs" | sed 's/^/   /'
+[ "$(printf '%s\n' "$runs" | grep -c .)" -eq 1 ] &&
+  printf '%s\n' "$runs" | grep -q "/kernels/bias_act.tl " ||
+  { cat "$tmp/rebuild.log"; fail "expected exactly bias_act.tl to be recompiled"; }
+grep -q "run_kernels" "$tmp/rebuild.log" || fail "run_kernels was not relinked"
+
+echo "== build again: nothing to do"
+ninja -C "$out" -v >"$tmp/noop.log"
+grep -q "ninja: no work to do" "$tmp/noop.log" ||
+  { cat "$tmp/noop.log"; fail "the second rebuild was not a no-op"; }
+
+echo "== touch kernels/gemm.tl: only gemm.tl is recompiled"
+sleep 1
+touch "$proj/kernels/gemm.tl"
+ninja -C "$out" -v >"$tmp/rebuild2.log"
+runs="$(tlc_runs "$tmp/rebuild2.log")"
+[ "$(printf '%s\n' "$runs" | grep -c .)" -eq 1 ] &&
+  printf '%s\n' "$runs" | grep -q "/kernels/gemm.tl .*-D BM=32" ||
+  { cat "$tmp/rebuild2.log"; fail "expected exactly gemm.tl to be recompiled"; }
+(cd "$out" && "$ctest" --output-on-failure >/dev/null) || fail "tests after rebuild"
+
+echo "== TARGET cuda is rejected at configure time"
+mkdir -p "$tmp/bad"
+cat >"$tmp/bad/CMakeLists.txt" <<'CML'
+cmake_minimum_required(VERSION 3.20)
+project(bad LANGUAGES CXX)
+find_package(tlc CONFIG REQUIRED)
+tlc_add_kernels(k SOURCES k.tl TARGET cuda)
+CML
+if "$cmake" -G Ninja -S "$tmp/bad" -B "$tmp/bad/build" \
+    -DCMAKE_PREFIX_PATH="$prefix" >"$tmp/bad.log" 2>&1; then
+  fail "TARGET cuda was accepted"
+fi
+grep -q "TARGET 'cuda' is not supported" "$tmp/bad.log" &&
+  grep -q "supported targets: cpu" "$tmp/bad.log" ||
+  { cat "$tmp/bad.log"; fail "no clear message for TARGET cuda"; }
+
+echo "PASS: cmake consumer"
