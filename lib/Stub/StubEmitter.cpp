@@ -1,255 +1,45 @@
 //===- StubEmitter.cpp - C++/C launch stubs for compiled kernels ----------===//
 //
-// The generated source checks every argument with the helpers of
-// tlc_runtime.h, binds the symbolic dimensions from the first argument that
-// uses them, evaluates the grid on the host and runs every block through
-// tlc::runtime::parallelFor, calling _mlir_ciface_tlc_block_NAME with memref
-// descriptors built once per launch.
+// The CPU stub: the generated source checks every argument with the helpers
+// of tlc_runtime.h (StubCommon), binds the symbolic dimensions from the first
+// argument that uses them, evaluates the grid on the host and runs every
+// block through tlc::runtime::parallelFor, calling
+// _mlir_ciface_tlc_block_NAME with memref descriptors built once per launch.
 //
 //===----------------------------------------------------------------------===//
 #include "tlc/Stub/StubEmitter.h"
 
-#include "llvm/ADT/STLExtras.h"
+#include "StubCommon.h"
+
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/raw_ostream.h"
 
-#include <cmath>
-#include <cstdio>
-#include <cstdlib>
-#include <limits>
-#include <map>
-
 using namespace tlc;
+using namespace tlc::stub;
 using llvm::StringRef;
 
 namespace {
 
-/// C and C++ keywords and names the generated code relies on.
-bool isReservedName(StringRef name) {
-  static const llvm::StringSet<> reserved = {
-      // C++ keywords (C++20) and alternative tokens.
-      "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor",
-      "bool", "break", "case", "catch", "char", "char8_t", "char16_t",
-      "char32_t", "class", "compl", "concept", "const", "consteval",
-      "constexpr", "constinit", "const_cast", "continue", "co_await",
-      "co_return", "co_yield", "decltype", "default", "delete", "do", "double",
-      "dynamic_cast", "else", "enum", "explicit", "export", "extern", "false",
-      "float", "for", "friend", "goto", "if", "inline", "int", "long",
-      "mutable", "namespace", "new", "noexcept", "not", "not_eq", "nullptr",
-      "operator", "or", "or_eq", "private", "protected", "public", "register",
-      "reinterpret_cast", "requires", "return", "short", "signed", "sizeof",
-      "static", "static_assert", "static_cast", "struct", "switch", "template",
-      "this", "thread_local", "throw", "true", "try", "typedef", "typeid",
-      "typename", "union", "unsigned", "using", "virtual", "void", "volatile",
-      "wchar_t", "while", "xor", "xor_eq", "final", "override", "import",
-      "module",
-      // C keywords that C++ lacks.
-      "restrict", "_Bool", "_Complex", "_Imaginary", "_Alignas", "_Alignof",
-      "_Atomic", "_Generic", "_Noreturn", "_Static_assert", "_Thread_local",
-      // Names the stub uses.
-      "std", "tlc", "options", "error", "error_len", "size_t", "int8_t",
-      "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t",
-      "uint64_t", "uintptr_t", "NULL", "assert", "errno", "main"};
-  return reserved.contains(name);
-}
-
-/// Gives every user name a C/C++ identifier that is not a keyword, does not
-/// start with the `tlc_` prefix of generated locals and is unique.
-class NameTable {
+class CpuStubEmitter : public StubBuilder {
 public:
-  std::string add(StringRef name) {
-    std::string s = name.str();
-    if (isReservedName(s))
-      s += "_";
-    if (StringRef(s).starts_with_insensitive("tlc_") ||
-        StringRef(s).starts_with("_"))
-      s = "u" + std::string(s[0] == '_' ? "" : "_") + s;
-    while (!used.insert(s).second)
-      s += "_";
-    return s;
-  }
-
-private:
-  llvm::StringSet<> used;
-};
-
-struct DTypeNames {
-  const char *cType; // element type in memory (f16 and bf16 as their bits)
-  const char *code;  // tlc_dtype enumerator
-};
-
-/// Indexed by DType, whose order tlc_dtype follows.
-const DTypeNames &dtypeNames(DType t) {
-  static const DTypeNames table[] = {
-      {"double", "TLC_F64"},    {"float", "TLC_F32"},   {"uint16_t", "TLC_F16"},
-      {"uint16_t", "TLC_BF16"}, {"int64_t", "TLC_I64"}, {"int32_t", "TLC_I32"},
-      {"int16_t", "TLC_I16"},   {"int8_t", "TLC_I8"},   {"uint8_t", "TLC_U8"},
-      {"bool", "TLC_BOOL"}};
-  return table[static_cast<unsigned>(t)];
-}
-
-StringRef elementCType(DType t) { return dtypeNames(t).cType; }
-
-std::string intLiteral(int64_t v) {
-  if (v == std::numeric_limits<int64_t>::min())
-    return "(-9223372036854775807 - 1)";
-  return v < 0 ? "(" + std::to_string(v) + ")" : std::to_string(v);
-}
-
-std::string doubleLiteral(double v) {
-  if (std::isnan(v))
-    return "std::numeric_limits<double>::quiet_NaN()";
-  if (std::isinf(v))
-    return v > 0 ? "std::numeric_limits<double>::infinity()"
-                 : "(-std::numeric_limits<double>::infinity())";
-  char buf[40];
-  for (int prec = 1; prec <= 17; ++prec) {
-    std::snprintf(buf, sizeof(buf), "%.*g", prec, v);
-    if (std::strtod(buf, nullptr) == v)
-      break;
-  }
-  std::string s = buf;
-  if (s.find_first_of(".e") == std::string::npos)
-    s += ".0";
-  return v < 0 ? "(" + s + ")" : s;
-}
-
-/// How a grid (sub)expression is computed on the host.
-enum class HostKind { Int, Float, Bool };
-
-HostKind hostKind(const Type &t) {
-  if (t.kind == TypeKind::Float ||
-      (t.kind == TypeKind::Scalar && isFloat(t.dtype)))
-    return HostKind::Float;
-  if (t.isBool())
-    return HostKind::Bool;
-  return HostKind::Int;
-}
-
-class StubEmitter {
-public:
-  StubEmitter(const KernelInfo &k, StringRef headerName)
-      : k(k), headerName(headerName) {
-    // The C++ function lives in tlc::kernels, where only keywords and the
-    // namespaces used in its body can clash.
-    fnName = k.name;
-    if (isReservedName(fnName))
-      fnName += "_";
-    for (const Symbol *a : k.args)
-      argNames.push_back(names.add(a->name));
-    for (const SymDimInfo &d : k.symDims)
-      dimVars[d.name] = names.add(d.name);
-  }
+  CpuStubEmitter(const KernelInfo &k, StringRef headerName)
+      : StubBuilder(k), headerName(headerName) {}
 
   StubFiles emit() {
     StubFiles files;
-    emitHeader(files.header);
+    {
+      llvm::raw_string_ostream header(files.header);
+      emitHeader(header, "cpu", abiComment());
+    }
     emitSource(files.source);
     return files;
   }
 
 private:
-  const KernelInfo &k;
   StringRef headerName;
-  std::string fnName;
-  NameTable names;
-  std::vector<std::string> argNames;
-  std::map<std::string, std::string> dimVars;
-  std::string gridError; // set when a grid expression cannot be printed
 
-  bool isTensor(unsigned i) const {
-    return k.args[i]->type.kind == TypeKind::Tensor;
-  }
-
-  ArgQualifier qualifier(unsigned i) const {
-    return k.decl && i < k.decl->args.size() ? k.decl->args[i].qualifier
-                                             : ArgQualifier::In;
-  }
-
-  /// The C++ parameters of the kernel, without the launch options.
-  std::string cxxParams() const {
-    std::string s;
-    for (unsigned i = 0; i < k.args.size(); ++i) {
-      if (i)
-        s += ", ";
-      if (isTensor(i))
-        s += "const tlc::TensorView &" + argNames[i];
-      else
-        s += elementCType(k.args[i]->type.dtype).str() + " " + argNames[i];
-    }
-    return s;
-  }
-
-  std::string cParams() const {
-    std::string s;
-    for (unsigned i = 0; i < k.args.size(); ++i) {
-      if (isTensor(i))
-        s += "const tlc_tensor *" + argNames[i];
-      else
-        s += elementCType(k.args[i]->type.dtype).str() + " " + argNames[i];
-      s += ", ";
-    }
-    return s + "const tlc_launch_options *options /* may be NULL */, "
-               "char *error /* may be NULL */, size_t error_len";
-  }
-
-  std::string argSummary() const {
-    std::string s;
-    for (unsigned i = 0; i < k.args.size(); ++i) {
-      if (i)
-        s += ", ";
-      s += k.args[i]->name;
-      if (qualifier(i) == ArgQualifier::Out)
-        s += " (out)";
-      else if (qualifier(i) == ArgQualifier::InOut)
-        s += " (inout)";
-      std::string type = k.args[i]->type.str();
-      // Show dimensions fixed with -D next to their name: f32[M, K=64].
-      for (const SymDimInfo &d : k.symDims)
-        if (d.staticValue)
-          for (const DimUse &u : d.uses)
-            if (u.arg == i) {
-              std::vector<Dim> shape = k.args[i]->type.shape;
-              type = dtypeName(k.args[i]->type.dtype).str() + "[";
-              for (size_t j = 0; j < shape.size(); ++j) {
-                type += (j ? ", " : "") + shape[j].str();
-                for (const SymDimInfo &e : k.symDims)
-                  if (e.staticValue && e.name == shape[j].symbol)
-                    type += "=" + std::to_string(*e.staticValue);
-              }
-              type += "]";
-            }
-      s += ": " + type;
-    }
-    return s.empty() ? "no arguments" : s;
-  }
-
-  /// A C name of the kernel that would clash with a runtime name.
-  bool cNameClashes() const {
-    return k.name == "tensor" || k.name == "dtype" ||
-           k.name == "launch_options" || k.name == "status_to_c";
-  }
-
-  //===--- Header --------------------------------------------------------===//
-
-  void emitHeader(std::string &out) {
-    llvm::raw_string_ostream os(out);
-    os << "// Generated by tlc: kernel " << k.name
-       << " (target cpu). Parameters: ";
-    if (k.params.empty())
-      os << "none";
-    for (size_t i = 0; i < k.params.size(); ++i)
-      os << (i ? ", " : "") << k.params[i].first << "="
-         << k.params[i].second.str();
-    bool anyFixed = false;
-    for (const SymDimInfo &d : k.symDims)
-      if (d.staticValue) {
-        os << (anyFixed ? ", " : ". Fixed dimensions: ") << d.name << "="
-           << *d.staticValue;
-        anyFixed = true;
-      }
-    os << ". Do not edit.\n";
-    os << R"(//
+  std::string abiComment() const {
+    return R"(//
 // Launch ABI (docs/abi.md in the tlc sources has the details):
 //  - A tensor argument is a tlc_tensor (tlc::TensorView): data pointer, dtype
 //    code, rank, shape and strides, strides counted in elements. The innermost
@@ -264,233 +54,19 @@ private:
 //  - Errors are reported as a status: TLC_ERR_INVALID_ARGUMENT (-1),
 //    TLC_ERR_ALIGNMENT (-2), TLC_ERR_RUNTIME (-3), with a message that starts
 //    with the kernel name. Nothing throws through the C entry point.
-//  - Build: g++ app.cpp )"
-       << k.name << ".cpp " << k.name << R"(.o -I<tlc>/include -pthread
-#pragma once
-#include "tlc/Runtime/tlc_runtime.h"
+//  - Build: g++ app.cpp )" +
+           k.name + ".cpp " + k.name + R"(.o -I<tlc>/include -pthread
 )";
-    if (cNameClashes())
-      os << "#error \"tlc: the C entry point tlc_" << k.name
-         << " of this kernel clashes with a runtime name; rename the "
-            "kernel\"\n";
-    os << "\n#ifdef __cplusplus\nnamespace tlc::kernels {\n";
-    os << "/// " << argSummary() << "\n";
-    os << "tlc::Status " << fnName << "(" << cxxParams()
-       << (k.args.empty() ? "" : ", ")
-       << "const tlc::LaunchOptions &options = {});\n";
-    os << "} // namespace tlc::kernels\n\nextern \"C\" {\n#endif\n";
-    os << "/// C entry point: returns TLC_OK (0) or a TLC_ERR_* code and, on "
-          "error,\n/// writes a NUL-terminated message into `error` when it "
-          "is not NULL.\n";
-    os << "int tlc_" << k.name << "(" << cParams() << ");\n";
-    os << "#ifdef __cplusplus\n}\n#endif\n";
   }
-
-  //===--- Grid expressions ----------------------------------------------===//
-
-  void unsupported(StringRef what) {
-    if (gridError.empty())
-      gridError = what.str();
-  }
-
-  /// Converts a printed value to the host type of `to`.
-  static std::string convert(std::string s, HostKind from, HostKind to) {
-    if (from == to)
-      return s;
-    if (to == HostKind::Float)
-      return "static_cast<double>(" + s + ")";
-    if (to == HostKind::Bool)
-      return "(" + s + " != 0)";
-    return "static_cast<int64_t>(" + s + ")";
-  }
-
-  std::string printConst(const ConstValue &c, HostKind kind) {
-    switch (c.kind) {
-    case ConstValue::Int:
-      return kind == HostKind::Float ? doubleLiteral(double(c.i))
-                                     : intLiteral(c.i);
-    case ConstValue::Float:
-      return kind == HostKind::Float ? doubleLiteral(c.f)
-                                     : intLiteral(int64_t(c.f));
-    case ConstValue::Bool:
-      return c.b ? "true" : "false";
-    case ConstValue::DTypeVal:
-      break;
-    }
-    return "0";
-  }
-
-  /// Prints `e` as a C++ expression over int64_t (integers), double (floats)
-  /// and bool.
-  std::string print(const Expr *e) {
-    HostKind kind = hostKind(e->type);
-    if (e->constValue)
-      return printConst(*e->constValue, kind);
-    switch (e->kind) {
-    case ExprKind::Name: {
-      const auto *n = static_cast<const NameExpr *>(e);
-      const Symbol *sym = n->symbol;
-      if (sym && sym->kind == SymbolKind::SymDim && dimVars.count(sym->name))
-        return dimVars[sym->name];
-      if (sym && sym->kind == SymbolKind::Arg && sym->index >= 0 &&
-          unsigned(sym->index) < k.args.size() && !isTensor(sym->index))
-        return convert(argNames[sym->index], hostKind(sym->type), kind);
-      unsupported("'" + n->name + "' is not known before the launch");
-      return "0";
-    }
-    case ExprKind::Unary: {
-      const auto *u = static_cast<const UnaryExpr *>(e);
-      return std::string(u->op == UnaryOp::Neg ? "(-" : "(!") +
-             print(u->operand.get()) + ")";
-    }
-    case ExprKind::Binary:
-      return printBinary(static_cast<const BinaryExpr *>(e));
-    case ExprKind::Ternary: {
-      const auto *t = static_cast<const TernaryExpr *>(e);
-      return "(" + print(t->cond.get()) + " ? " +
-             convert(print(t->trueValue.get()), hostKind(t->trueValue->type),
-                     kind) +
-             " : " +
-             convert(print(t->falseValue.get()), hostKind(t->falseValue->type),
-                     kind) +
-             ")";
-    }
-    case ExprKind::Call:
-      return printCall(static_cast<const CallExpr *>(e));
-    default:
-      unsupported("the grid uses an expression that cannot be computed "
-                  "before the launch");
-      return "0";
-    }
-  }
-
-  std::string printBinary(const BinaryExpr *b) {
-    std::string l = print(b->lhs.get()), r = print(b->rhs.get());
-    // Spellings in BinaryOp order.
-    static const char *const spellings[] = {
-        "+", "-", "*", "/", "%", "<", "<=", ">", ">=", "==", "!=", "&&", "||"};
-    const char *op = spellings[static_cast<unsigned>(b->op)];
-    HostKind operand =
-        b->operandType.isInvalid() ? HostKind::Int : hostKind(b->operandType);
-    if (b->op != BinaryOp::And && b->op != BinaryOp::Or &&
-        operand != HostKind::Bool) {
-      l = convert(l, hostKind(b->lhs->type), operand);
-      r = convert(r, hostKind(b->rhs->type), operand);
-    }
-    if (b->op == BinaryOp::Div || b->op == BinaryOp::Rem) {
-      if (operand == HostKind::Float)
-        return b->op == BinaryOp::Div ? "(" + l + " / " + r + ")"
-                                      : "std::fmod(" + l + ", " + r + ")";
-      const auto &c = b->rhs->constValue;
-      bool safe = c && c->kind == ConstValue::Int && c->i != 0 && c->i != -1;
-      if (!safe)
-        return std::string(b->op == BinaryOp::Div
-                               ? "tlc::runtime::checkedDiv("
-                               : "tlc::runtime::checkedRem(") +
-               l + ", " + r + ", tlc_grid_failed)";
-    }
-    return "(" + l + " " + op + " " + r + ")";
-  }
-
-  std::string printCast(const CallExpr *c, DType to) {
-    if (c->args.size() != 1) {
-      unsupported("malformed cast in the grid");
-      return "0";
-    }
-    const Expr *a = c->args[0].get();
-    HostKind from = hostKind(a->type);
-    std::string x = print(a);
-    if (to == DType::Bool)
-      return from == HostKind::Bool ? x : "(" + x + " != 0)";
-    if (isFloat(to)) {
-      std::string d = "static_cast<double>(" + x + ")";
-      return to == DType::F64
-                 ? d
-                 : "static_cast<double>(static_cast<float>(" + x + "))";
-    }
-    if (to == DType::I64)
-      return "static_cast<int64_t>(" + x + ")";
-    return "static_cast<int64_t>(static_cast<" + elementCType(to).str() + ">(" +
-           x + "))";
-  }
-
-  std::string printCall(const CallExpr *c) {
-    std::optional<DType> castTo = c->castTo;
-    if (!castTo && !c->resolvedFn)
-      castTo = parseDType(c->callee);
-    if (castTo)
-      return printCast(c, *castTo);
-    StringRef callee = c->callee;
-    HostKind kind = hostKind(c->type);
-    if (c->resolvedFn || !c->kwargs.empty()) {
-      unsupported("the grid calls '" + c->callee +
-                  "', which cannot run before the launch");
-      return "0";
-    }
-    if (c->args.size() == 2 && (callee == "cdiv" || callee == "min" ||
-                                callee == "max" || callee == "pow")) {
-      const Expr *a = c->args[0].get(), *b = c->args[1].get();
-      HostKind operand = callee == "pow" ? HostKind::Float : kind;
-      std::string x = convert(print(a), hostKind(a->type), operand);
-      std::string y = convert(print(b), hostKind(b->type), operand);
-      if (callee == "pow")
-        return "std::pow(" + x + ", " + y + ")";
-      if (callee == "cdiv") {
-        const auto &cv = b->constValue;
-        if (cv && cv->kind == ConstValue::Int && cv->i > 0)
-          return "tlc::cdiv(" + x + ", " + y + ")";
-        return "tlc::runtime::checkedCdiv(" + x + ", " + y +
-               ", tlc_grid_failed)";
-      }
-      std::string t = kind == HostKind::Float ? "double" : "int64_t";
-      return "std::" + callee.str() + "<" + t + ">(" + x + ", " + y + ")";
-    }
-    if (c->args.size() == 1) {
-      const Expr *a = c->args[0].get();
-      std::string x = print(a);
-      if (callee == "abs" && kind == HostKind::Int)
-        return "std::abs(static_cast<int64_t>(" + x + "))";
-      x = convert(x, hostKind(a->type), HostKind::Float);
-      if (callee == "rsqrt")
-        return "(1.0 / std::sqrt(" + x + "))";
-      if (callee == "sigmoid")
-        return "(1.0 / (1.0 + std::exp(-" + x + ")))";
-      if (callee == "abs")
-        callee = "fabs";
-      static const llvm::StringSet<> math = {"exp",  "exp2",  "log",  "log2",
-                                             "sqrt", "tanh",  "erf",  "sin",
-                                             "cos",  "floor", "ceil", "fabs"};
-      if (math.contains(callee))
-        return "std::" + callee.str() + "(" + x + ")";
-    }
-    unsupported("the grid calls '" + c->callee +
-                "', which cannot run before the launch");
-    return "0";
-  }
-
-  //===--- Source --------------------------------------------------------===//
 
   static std::string memrefType(DType t, unsigned rank) {
     return "tlc_memref_" + dtypeName(t).str() + "_" + std::to_string(rank) +
            "d";
   }
 
-  /// Text of the size a static dimension must have, for messages.
-  std::string staticDimText(unsigned arg, unsigned dim, int64_t size) const {
-    if (k.decl && arg < k.decl->args.size() &&
-        dim < k.decl->args[arg].type.dims.size()) {
-      const Expr *e = k.decl->args[arg].type.dims[dim].get();
-      if (e && e->kind == ExprKind::Name)
-        return static_cast<const NameExpr *>(e)->name + " = " +
-               std::to_string(size);
-    }
-    return "the kernel expects " + std::to_string(size);
-  }
-
   void emitSource(std::string &out) {
     llvm::raw_string_ostream os(out);
     const std::string &name = k.name;
-    std::string q = "\"" + name + "\"";
     os << "// Generated by tlc: launch stub of kernel " << name
        << " (target cpu). Do not edit.\n";
     os << "#include \"" << headerName << "\"\n\n";
@@ -530,129 +106,14 @@ private:
     }
     os << "int64_t tlc_bx, int64_t tlc_by, int64_t tlc_bz);\n\n";
 
-    // The C++ entry point.
-    os << "tlc::Status tlc::kernels::" << fnName << "(" << cxxParams()
-       << (k.args.empty() ? "" : ", ")
-       << "const tlc::LaunchOptions &options) {\n";
-    os << "  try {\n";
-    emitBody(os, q);
-    os << "  } catch (const std::exception &tlc_e) {\n"
-       << "    return tlc::Status{TLC_ERR_RUNTIME, std::string(" << q
-       << ") + \": \" + tlc_e.what()};\n"
-       << "  } catch (...) {\n"
-       << "    return tlc::Status{TLC_ERR_RUNTIME, std::string(" << q
-       << ") + \": unknown exception\"};\n  }\n}\n\n";
-
-    // The C entry point.
-    os << "extern \"C\" int tlc_" << name << "(" << cParams() << ") {\n";
-    os << "  try {\n";
-    for (unsigned i = 0; i < k.args.size(); ++i)
-      if (isTensor(i))
-        os << "    if (!" << argNames[i] << ")\n"
-           << "      return tlc_status_to_c(tlc::runtime::invalidArgument("
-           << "\"" << name << ": " << k.args[i]->name
-           << " is NULL\"), error, error_len);\n";
-    os << "    tlc::LaunchOptions tlc_options;\n"
-       << "    if (options)\n      tlc_options = *options;\n";
-    os << "    return tlc_status_to_c(tlc::kernels::" << fnName << "(";
-    for (unsigned i = 0; i < k.args.size(); ++i)
-      os << (isTensor(i) ? "*" : "") << argNames[i] << ", ";
-    os << "tlc_options), error, error_len);\n";
-    os << "  } catch (const std::exception &tlc_e) {\n"
-       << "    if (error && error_len)\n"
-       << "      std::snprintf(error, error_len, \"%s: %s\", " << q
-       << ", tlc_e.what());\n"
-       << "  } catch (...) {\n"
-       << "    tlc::runtime::copyMessage("
-       << "\"" << name << ": unknown exception\", error, error_len);\n"
-       << "  }\n  return TLC_ERR_RUNTIME;\n}\n";
+    emitCxxEntry(os, [&](llvm::raw_ostream &os) { emitBody(os); });
+    emitCEntry(os);
   }
 
-  void emitBody(llvm::raw_string_ostream &os, const std::string &q) {
+  void emitBody(llvm::raw_ostream &os) {
     const std::string &name = k.name;
-    // Tensors: dtype, rank, sizes, data, strides.
-    if (llvm::any_of(k.args, [](const Symbol *a) {
-          return a->type.kind == TypeKind::Tensor;
-        }))
-      os << "    tlc::Status tlc_status;\n";
-    for (unsigned i = 0; i < k.args.size(); ++i) {
-      if (!isTensor(i))
-        continue;
-      const Type &t = k.args[i]->type;
-      os << "    tlc_status = tlc::runtime::checkTensor(" << q << ", \""
-         << k.args[i]->name << "\", " << argNames[i] << ", "
-         << dtypeNames(t.dtype).code << ", " << t.rank() << ", \"" << t.str()
-         << "\");\n    if (!tlc_status.ok())\n      return tlc_status;\n";
-    }
-
-    // Symbolic dimensions: bound by their first use (or fixed by -D).
-    for (const SymDimInfo &d : k.symDims) {
-      if (d.uses.empty())
-        continue;
-      const std::string &var = dimVars[d.name];
-      std::string from;
-      if (d.staticValue) {
-        os << "    [[maybe_unused]] const int64_t " << var << " = "
-           << *d.staticValue << ";\n";
-        from = "\"" + d.name + " = " + std::to_string(*d.staticValue) +
-               " (fixed with -D " + d.name + "=" +
-               std::to_string(*d.staticValue) + ")\"";
-      } else {
-        const DimUse &u = d.uses.front();
-        os << "    [[maybe_unused]] const int64_t " << var << " = "
-           << argNames[u.arg] << ".shape[" << u.dim << "];\n";
-        from = "\"" + d.name + " = \" + std::to_string(" + var +
-               ") + \" (from " + k.args[u.arg]->name + ".shape[" +
-               std::to_string(u.dim) + "])\"";
-      }
-      for (size_t j = d.staticValue ? 0 : 1; j < d.uses.size(); ++j) {
-        const DimUse &u = d.uses[j];
-        std::string a =
-            argNames[u.arg] + ".shape[" + std::to_string(u.dim) + "]";
-        os << "    if (" << a << " != " << var << ")\n"
-           << "      return tlc::runtime::dimMismatch(" << q << ", \""
-           << k.args[u.arg]->name << "\", " << u.dim << ", " << a << ", "
-           << from << ");\n";
-      }
-    }
-
-    // Fixed dimensions.
-    for (unsigned i = 0; i < k.args.size(); ++i) {
-      if (!isTensor(i))
-        continue;
-      const Type &t = k.args[i]->type;
-      for (unsigned d = 0; d < t.rank(); ++d) {
-        if (!t.shape[d].isStatic())
-          continue;
-        std::string a = argNames[i] + ".shape[" + std::to_string(d) + "]";
-        os << "    if (" << a << " != " << t.shape[d].size << ")\n"
-           << "      return tlc::runtime::dimMismatch(" << q << ", \""
-           << k.args[i]->name << "\", " << d << ", " << a << ", \""
-           << staticDimText(i, d, t.shape[d].size) << "\");\n";
-      }
-    }
-
-    // The grid.
-    std::string extents[3] = {"1", "1", "1"};
-    if (k.decl)
-      for (size_t g = 0; g < k.decl->grid.size() && g < 3; ++g)
-        extents[g] = print(k.decl->grid[g].get());
-    if (!gridError.empty())
-      os << "#error \"tlc: kernel " << name << ": " << gridError << "\"\n";
-    bool usesFlag = llvm::any_of(extents, [](const std::string &s) {
-      return StringRef(s).contains("tlc_grid_failed");
-    });
-    if (usesFlag)
-      os << "    bool tlc_grid_failed = false;\n";
-    static const char *const gridVars[3] = {"tlc_gx", "tlc_gy", "tlc_gz"};
-    for (int g = 0; g < 3; ++g)
-      os << "    const int64_t " << gridVars[g] << " = " << extents[g] << ";\n";
-    if (usesFlag)
-      os << "    if (tlc_grid_failed)\n"
-         << "      return tlc::runtime::invalidArgument(\"" << name
-         << ": the grid divides by zero for these arguments\");\n";
-    os << "    if (tlc_gx <= 0 || tlc_gy <= 0 || tlc_gz <= 0)\n"
-       << "      return tlc::Status{}; // empty grid: nothing to run\n";
+    emitArgumentChecks(os);
+    emitGrid(os);
     os << "    if (tlc_gx > std::numeric_limits<int64_t>::max() / tlc_gy / "
           "tlc_gz)\n"
        << "      return tlc::runtime::invalidArgument(\"" << name
@@ -695,5 +156,5 @@ private:
 
 StubFiles tlc::emitCpuStub(const KernelInfo &kernel,
                            llvm::StringRef headerName) {
-  return StubEmitter(kernel, headerName).emit();
+  return CpuStubEmitter(kernel, headerName).emit();
 }

@@ -16,6 +16,7 @@
 #include "tlc/Frontend/Parser.h"
 #include "tlc/Frontend/Sema.h"
 #include "tlc/MLIRGen/MLIRGen.h"
+#include "tlc/Stub/StubEmitter.h"
 #include "tlc/Target/Target.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -67,14 +68,27 @@ struct Options {
   std::string depfile;
   bool bundle = false;
   unsigned maxErrors = 20;
+  // Developer options (hidden) for testing CUDA stubs before CUDA code
+  // generation exists: the device binary to embed and its shared memory.
+  std::string cudaStubBinary;
+  int64_t cudaStubSharedBytes = 0;
 };
 
 /// CLI11 wants `--name`; tlc also accepts the clang-style `-name`.
 std::vector<std::string> normalizeArgs(int argc, char **argv) {
-  static const char *longNames[] = {
-      "target",  "arch", "emit",       "mlir-print-ir-after-all", "mlir-timing",
-      "version", "help", "max-errors", "mlir-print-debuginfo",    "depfile",
-      "bundle"};
+  static const char *longNames[] = {"target",
+                                    "arch",
+                                    "emit",
+                                    "mlir-print-ir-after-all",
+                                    "mlir-timing",
+                                    "version",
+                                    "help",
+                                    "max-errors",
+                                    "mlir-print-debuginfo",
+                                    "depfile",
+                                    "bundle",
+                                    "cuda-stub-binary",
+                                    "cuda-stub-shared-bytes"};
   std::vector<std::string> args;
   for (int i = 1; i < argc; ++i) {
     llvm::StringRef a(argv[i]);
@@ -143,8 +157,7 @@ private:
     std::vector<std::pair<std::string, llvm::SMRange>> imports;
     for (DeclPtr &d : module->decls)
       if (d->kind == DeclKind::Import)
-        imports.push_back(
-            {static_cast<ImportDecl *>(d.get())->path, d->range});
+        imports.push_back({static_cast<ImportDecl *>(d.get())->path, d->range});
     program.modules.push_back(std::move(module));
     for (auto &[importPath, range] : imports)
       loadImport(importPath, range, path, program);
@@ -177,7 +190,9 @@ private:
   }
 };
 
-bool writeFile(const std::string &path, llvm::StringRef contents) {
+/// Opens `path` ("-" is stdout) and lets `print` write it; reports errors.
+bool writeWith(const std::string &path,
+               const std::function<void(llvm::raw_ostream &)> &print) {
   std::error_code ec;
   llvm::raw_fd_ostream os(path, ec);
   if (ec) {
@@ -185,8 +200,12 @@ bool writeFile(const std::string &path, llvm::StringRef contents) {
                  << "': " << ec.message() << "\n";
     return false;
   }
-  os << contents;
+  print(os);
   return true;
+}
+
+bool writeFile(const std::string &path, llvm::StringRef contents) {
+  return writeWith(path, [&](llvm::raw_ostream &os) { os << contents; });
 }
 
 /// Where results go: `-o DIR/` (or an existing directory) names a folder,
@@ -199,9 +218,9 @@ struct OutputPaths {
 
 OutputPaths resolveOutput(const Options &opts) {
   OutputPaths out;
-  bool isDir = !opts.output.empty() &&
-               (opts.output.back() == '/' ||
-                llvm::sys::fs::is_directory(opts.output));
+  bool isDir =
+      !opts.output.empty() &&
+      (opts.output.back() == '/' || llvm::sys::fs::is_directory(opts.output));
   out.isDir = isDir;
   if (isDir)
     out.dir = opts.output;
@@ -227,15 +246,7 @@ bool emitText(const OutputPaths &out, llvm::StringRef defaultName,
     llvm::sys::fs::create_directories(out.dir);
     path = joinPath(out.dir, defaultName);
   }
-  std::error_code ec;
-  llvm::raw_fd_ostream os(path, ec);
-  if (ec) {
-    llvm::errs() << "tlc: error: cannot write '" << path
-                 << "': " << ec.message() << "\n";
-    return false;
-  }
-  print(os);
-  return true;
+  return writeWith(path, print);
 }
 
 /// The outputs a build system tracks for the depfile: the object (and the
@@ -332,8 +343,31 @@ int compile(const Options &opts) {
                  << "'; available: " << known << "\n";
     return 1;
   }
-  if (llvm::Error err = target->setArch(
-          opts.arch.empty() ? target->defaultArch() : llvm::StringRef(opts.arch))) {
+  if (!target->generatesCode() && opts.emit != "stub") {
+    llvm::errs() << "tlc: error: code generation for the " << target->name()
+                 << " target is not implemented yet (only -emit=stub works)\n";
+    return 1;
+  }
+  bool cudaStubTesting =
+      !opts.cudaStubBinary.empty() || opts.cudaStubSharedBytes != 0;
+  if (cudaStubTesting && target->name() != "cuda") {
+    llvm::errs() << "tlc: error: --cuda-stub-binary and "
+                    "--cuda-stub-shared-bytes need -target=cuda\n";
+    return 1;
+  }
+  std::vector<uint8_t> cudaBinary;
+  if (!opts.cudaStubBinary.empty()) {
+    auto buf = llvm::MemoryBuffer::getFile(opts.cudaStubBinary);
+    if (!buf) {
+      llvm::errs() << "tlc: error: cannot open '" << opts.cudaStubBinary
+                   << "': " << buf.getError().message() << "\n";
+      return 1;
+    }
+    cudaBinary.assign((*buf)->getBufferStart(), (*buf)->getBufferEnd());
+  }
+  if (llvm::Error err =
+          target->setArch(opts.arch.empty() ? target->defaultArch()
+                                            : llvm::StringRef(opts.arch))) {
     llvm::errs() << "tlc: error: " << llvm::toString(std::move(err)) << "\n";
     return 1;
   }
@@ -351,9 +385,10 @@ int compile(const Options &opts) {
   if (opts.emit == "ast") {
     if (!ok)
       return 1;
-    return emitText(out, stem + ".ast", [&](llvm::raw_ostream &os) {
-             printAST(*program.modules[0], srcMgr, os);
-           })
+    return emitText(out, stem + ".ast",
+                    [&](llvm::raw_ostream &os) {
+                      printAST(*program.modules[0], srcMgr, os);
+                    })
                ? 0
                : 1;
   }
@@ -434,7 +469,15 @@ int compile(const Options &opts) {
     llvm::sys::fs::create_directories(out.dir);
     for (const KernelInfo &k : sema.kernels()) {
       std::string header, source;
-      target->emitStub(k, k.name + ".h", header, source);
+      if (cudaStubTesting) {
+        GpuKernelInfo info{k, "tlc_" + k.name, k.threads,
+                           opts.cudaStubSharedBytes, cudaBinary};
+        StubFiles files = emitCudaStub(info, k.name + ".h");
+        header = std::move(files.header);
+        source = std::move(files.source);
+      } else {
+        target->emitStub(k, k.name + ".h", header, source);
+      }
       if (!writeFile(joinPath(out.dir, k.name + ".h"), header) ||
           !writeFile(joinPath(out.dir, k.name + ".cpp"), source))
         return 1;
@@ -459,9 +502,10 @@ int compile(const Options &opts) {
     return 2;
   }
   if (opts.emit == "llvm")
-    return emitText(out, stem + ".ll", [&](llvm::raw_ostream &os) {
-             (*llvmModule)->print(os, nullptr);
-           })
+    return emitText(out, stem + ".ll",
+                    [&](llvm::raw_ostream &os) {
+                      (*llvmModule)->print(os, nullptr);
+                    })
                ? 0
                : 1;
   if (opts.emit == "asm" || wantObj) {
@@ -469,8 +513,8 @@ int compile(const Options &opts) {
     std::string path;
     if (kind == EmitKind::Asm)
       path = !out.file.empty() ? out.file
-             : out.isDir      ? joinPath(out.dir, stem + ".s")
-                              : "-";
+             : out.isDir       ? joinPath(out.dir, stem + ".s")
+                               : "-";
     else
       path = !out.file.empty() && opts.emit == "obj"
                  ? out.file
@@ -507,7 +551,8 @@ int main(int argc, char **argv) {
                "tlc"};
   app.add_option("input", opts.input, "The .tl source file")->required();
   app.add_option("--target", opts.target,
-                 "Code generation target (cpu)")
+                 "Code generation target (cpu; cuda: launch stubs only, "
+                 "-emit=stub)")
       ->capture_default_str();
   app.add_option("--arch", opts.arch,
                  "Target architecture. cpu: native (default), x86-64, "
@@ -523,8 +568,7 @@ int main(int argc, char **argv) {
   app.add_option("-O", opts.optLevel, "LLVM optimization level (0-3)")
       ->check(CLI::Range(0, 3))
       ->capture_default_str();
-  app.add_option("--max-errors", opts.maxErrors,
-                 "Stop after this many errors")
+  app.add_option("--max-errors", opts.maxErrors, "Stop after this many errors")
       ->capture_default_str();
   app.add_flag("--mlir-print-ir-after-all", opts.printIRAfterAll,
                "Print the IR after every MLIR pass (to stderr)");
@@ -539,6 +583,16 @@ int main(int argc, char **argv) {
                "With -emit=tile, print the .tl source location of every op");
   app.add_flag("--mlir-timing", opts.timing,
                "Report the time spent in each MLIR pass (to stderr)");
+  // Hidden developer options: test CUDA stubs with a hand-made binary.
+  app.add_option("--cuda-stub-binary", opts.cudaStubBinary,
+                 "With -target=cuda -emit=stub: embed this file (cubin, "
+                 "fatbin or PTX with entries tlc_NAME) in every stub")
+      ->group("");
+  app.add_option("--cuda-stub-shared-bytes", opts.cudaStubSharedBytes,
+                 "With -target=cuda -emit=stub: dynamic shared memory bytes "
+                 "of every kernel")
+      ->check(CLI::Range(int64_t(0), int64_t(1) << 30))
+      ->group("");
   app.set_version_flag("--version", "tlc 0.1.0 (LLVM/MLIR 22)");
   app.footer("Single-dash spellings work too: -target=cpu -emit=tile ...\n"
              "Example: tlc examples/gemm.tl -target=cpu -o out/");

@@ -1,11 +1,12 @@
 //===- StubEmitter.h - C++/C launch stubs for compiled kernels --*- C++ -*-===//
 //
-// For each kernel tlc writes NAME.o (the compiled blocks, exporting
-// _mlir_ciface_tlc_block_NAME) plus a launch stub NAME.h / NAME.cpp that users
+// For each kernel tlc writes a launch stub NAME.h / NAME.cpp that users
 // compile into their program. The stub checks the arguments (dtypes, ranks,
 // shapes against the kernel's symbolic dimensions, strides, alignment),
-// computes the grid and runs every block on the tlc runtime thread pool.
-// See docs/abi.md.
+// computes the grid and runs the kernel: on the CPU every block of
+// NAME.o (_mlir_ciface_tlc_block_NAME) on the tlc runtime thread pool; on
+// CUDA the device binary embedded in NAME.cpp, through the driver API loaded
+// at run time. See docs/abi.md.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TLC_STUB_STUBEMITTER_H
@@ -15,7 +16,9 @@
 
 #include "llvm/ADT/StringRef.h"
 
+#include <cstdint>
 #include <string>
+#include <vector>
 
 namespace tlc {
 
@@ -27,6 +30,28 @@ struct StubFiles {
 /// Generates the CPU launch stub of a checked kernel. `headerName` is how the
 /// source includes the header (e.g. "gemm.h").
 StubFiles emitCpuStub(const KernelInfo &kernel, llvm::StringRef headerName);
+
+/// What a GPU stub needs beyond the kernel's signature: facts fixed when the
+/// device code was compiled.
+struct GpuKernelInfo {
+  const KernelInfo &kernel;
+  /// The entry point in the binary (`tlc_NAME`).
+  std::string entryName;
+  /// Threads per block (blockDim.x; y and z are 1).
+  int64_t threads = 128;
+  /// Dynamic shared memory per block, in bytes.
+  int64_t dynamicSharedBytes = 0;
+  /// The device binary (cubin, fatbin or NUL-terminated PTX). Empty when no
+  /// binary exists: the stub then fails every launch with "kernel binary not
+  /// available".
+  std::vector<uint8_t> binary;
+};
+
+/// Generates the CUDA launch stub: NAME.h with the same C++/C API as the CPU
+/// stub (LaunchOptions::stream is the CUstream) and NAME.cpp with the binary
+/// embedded, launched through tlc/Runtime/tlc_cuda.h. The kernel parameter
+/// ABI is described in docs/abi.md.
+StubFiles emitCudaStub(const GpuKernelInfo &info, llvm::StringRef headerName);
 
 } // namespace tlc
 

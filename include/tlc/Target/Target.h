@@ -48,6 +48,8 @@ public:
                         std::string &header, std::string &source) const = 0;
   /// File name extension of the compiled kernel (".o").
   virtual llvm::StringRef binaryExtension() const = 0;
+  /// False while a target can emit launch stubs but no device code yet.
+  virtual bool generatesCode() const { return true; }
 };
 
 /// The target called `name`, or nullptr (then `known` lists the names).

@@ -1,0 +1,294 @@
+/* tlc_cuda.h - Header-only CUDA driver loader for tlc-generated CUDA stubs. */
+/*===----------------------------------------------------------------------===
+ *
+ * A CUDA launch stub embeds its device binary and launches it through the
+ * CUDA driver API, which this header loads at run time: libcuda.so.1 is
+ * opened with dlopen on the first launch (never before), so a program that
+ * never launches a CUDA kernel needs no GPU library and links with nothing
+ * but -ldl (and -pthread). The driver types used are declared here (in
+ * namespace tlc::cuda), so neither cuda.h nor the CUDA toolkit is needed to
+ * build a stub. Errors come back as a tlc::Status carrying the CUDA error
+ * name and text; nothing calls exit() or throws out of the launch path.
+ *
+ * C++17, Linux (dlopen). Not part of the C ABI.
+ *
+ *===----------------------------------------------------------------------===*/
+#ifndef TLC_RUNTIME_TLC_CUDA_H
+#define TLC_RUNTIME_TLC_CUDA_H
+
+#include "tlc/Runtime/tlc_runtime.h"
+
+#include <dlfcn.h>
+
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <string>
+
+namespace tlc {
+namespace cuda {
+
+//===--- Driver API declarations (a subset of cuda.h) ---------------------===//
+
+/// Opaque driver handles; the same layout as cuda.h's CUcontext, ...
+struct CUctx_st;
+struct CUmod_st;
+struct CUfunc_st;
+struct CUstream_st;
+using CUcontext = CUctx_st *;
+using CUmodule = CUmod_st *;
+using CUfunction = CUfunc_st *;
+using CUstream = CUstream_st *;
+using CUdevice = int;
+
+/// cuda.h's CUresult; the values tlc names itself.
+enum CUresult : int {
+  CUDA_SUCCESS = 0,
+  CUDA_ERROR_NOT_INITIALIZED = 3,
+  CUDA_ERROR_NO_DEVICE = 100,
+  CUDA_ERROR_NOT_FOUND = 500,
+};
+
+/// cuda.h's CUfunction_attribute; only the value tlc uses.
+enum CUfunction_attribute : int {
+  CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8,
+};
+
+using PFN_cuInit = CUresult (*)(unsigned int flags);
+using PFN_cuDeviceGet = CUresult (*)(CUdevice *device, int ordinal);
+using PFN_cuCtxGetCurrent = CUresult (*)(CUcontext *ctx);
+using PFN_cuCtxSetCurrent = CUresult (*)(CUcontext ctx);
+using PFN_cuCtxGetId = CUresult (*)(CUcontext ctx, unsigned long long *id);
+using PFN_cuDevicePrimaryCtxRetain = CUresult (*)(CUcontext *ctx, CUdevice dev);
+using PFN_cuModuleLoadData = CUresult (*)(CUmodule *module, const void *image);
+using PFN_cuModuleGetFunction = CUresult (*)(CUfunction *function,
+                                             CUmodule module, const char *name);
+using PFN_cuFuncSetAttribute = CUresult (*)(CUfunction function,
+                                            CUfunction_attribute attribute,
+                                            int value);
+using PFN_cuLaunchKernel = CUresult (*)(
+    CUfunction f, unsigned int gridDimX, unsigned int gridDimY,
+    unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY,
+    unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream stream,
+    void **kernelParams, void **extra);
+using PFN_cuGetErrorName = CUresult (*)(CUresult error, const char **name);
+using PFN_cuGetErrorString = CUresult (*)(CUresult error, const char **text);
+
+/// Dynamic shared memory a kernel may use without opting in.
+constexpr int64_t kDefaultSharedBytes = 48 * 1024;
+
+//===--- The driver
+//--------------------------------------------------------===//
+
+/// The driver library and the entry points tlc uses, loaded once.
+struct Driver {
+  std::string error; // why the driver cannot be used; empty when it can
+  void *library = nullptr;
+  PFN_cuInit cuInit = nullptr;
+  PFN_cuDeviceGet cuDeviceGet = nullptr;
+  PFN_cuCtxGetCurrent cuCtxGetCurrent = nullptr;
+  PFN_cuCtxSetCurrent cuCtxSetCurrent = nullptr;
+  PFN_cuCtxGetId cuCtxGetId = nullptr; // CUDA 12.0+; optional
+  PFN_cuDevicePrimaryCtxRetain cuDevicePrimaryCtxRetain = nullptr;
+  PFN_cuModuleLoadData cuModuleLoadData = nullptr;
+  PFN_cuModuleGetFunction cuModuleGetFunction = nullptr;
+  PFN_cuFuncSetAttribute cuFuncSetAttribute = nullptr;
+  PFN_cuLaunchKernel cuLaunchKernel = nullptr;
+  PFN_cuGetErrorName cuGetErrorName = nullptr;
+  PFN_cuGetErrorString cuGetErrorString = nullptr;
+
+  /// "CUDA_ERROR_NO_DEVICE (no CUDA-capable device is detected)".
+  std::string describe(CUresult r) const {
+    const char *name = nullptr, *text = nullptr;
+    if (cuGetErrorName && cuGetErrorName(r, &name) != CUDA_SUCCESS)
+      name = nullptr;
+    if (cuGetErrorString && cuGetErrorString(r, &text) != CUDA_SUCCESS)
+      text = nullptr;
+    std::string s = name ? name : "CUDA error " + std::to_string(int(r));
+    if (text)
+      s += std::string(" (") + text + ")";
+    return s;
+  }
+};
+
+namespace detail {
+
+template <typename F> bool resolve(Driver &d, F &fn, const char *name) {
+  fn = reinterpret_cast<F>(dlsym(d.library, name));
+  if (!fn && d.error.empty())
+    d.error = std::string("cannot load libcuda.so.1: it lacks ") + name;
+  return fn != nullptr;
+}
+
+inline Driver loadDriver() noexcept {
+  Driver d;
+  try {
+    d.library = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!d.library) {
+      const char *why = dlerror();
+      d.error = std::string("cannot load libcuda.so.1 (") +
+                (why ? why : "unknown error") +
+                "); is the NVIDIA driver installed?";
+      return d;
+    }
+    resolve(d, d.cuGetErrorName, "cuGetErrorName");
+    resolve(d, d.cuGetErrorString, "cuGetErrorString");
+    resolve(d, d.cuInit, "cuInit");
+    resolve(d, d.cuDeviceGet, "cuDeviceGet");
+    resolve(d, d.cuCtxGetCurrent, "cuCtxGetCurrent");
+    resolve(d, d.cuCtxSetCurrent, "cuCtxSetCurrent");
+    resolve(d, d.cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain");
+    resolve(d, d.cuModuleLoadData, "cuModuleLoadData");
+    resolve(d, d.cuModuleGetFunction, "cuModuleGetFunction");
+    resolve(d, d.cuFuncSetAttribute, "cuFuncSetAttribute");
+    resolve(d, d.cuLaunchKernel, "cuLaunchKernel");
+    d.cuCtxGetId =
+        reinterpret_cast<PFN_cuCtxGetId>(dlsym(d.library, "cuCtxGetId"));
+    if (!d.error.empty())
+      return d;
+    CUresult r = d.cuInit(0);
+    if (r != CUDA_SUCCESS)
+      d.error = "cuInit failed: " + d.describe(r);
+  } catch (...) {
+    d.error = "out of memory while loading libcuda.so.1";
+  }
+  return d;
+}
+
+} // namespace detail
+
+/// The process-wide driver, loaded (thread-safely) on first use. Never
+/// unloaded: modules may still be in use at exit.
+inline const Driver &driver() {
+  static const Driver *d = new Driver(detail::loadDriver());
+  return *d;
+}
+
+inline Status error(const char *kernel, const std::string &message) {
+  return Status{TLC_ERR_RUNTIME, std::string(kernel) + ": cuda: " + message};
+}
+
+/// The context current on this thread. When there is none, device 0's
+/// primary context is made current, as the CUDA runtime API does.
+inline Status currentContext(const char *kernel, CUcontext &ctx) {
+  const Driver &d = driver();
+  ctx = nullptr;
+  CUresult r = d.cuCtxGetCurrent(&ctx);
+  if (r != CUDA_SUCCESS)
+    return error(kernel, "cuCtxGetCurrent failed: " + d.describe(r));
+  if (ctx)
+    return Status{};
+  CUdevice dev = 0;
+  if ((r = d.cuDeviceGet(&dev, 0)) != CUDA_SUCCESS)
+    return error(kernel, "cuDeviceGet failed: " + d.describe(r));
+  if ((r = d.cuDevicePrimaryCtxRetain(&ctx, dev)) != CUDA_SUCCESS)
+    return error(kernel, "cuDevicePrimaryCtxRetain failed: " + d.describe(r));
+  if ((r = d.cuCtxSetCurrent(ctx)) != CUDA_SUCCESS)
+    return error(kernel, "cuCtxSetCurrent failed: " + d.describe(r));
+  return Status{};
+}
+
+/// One kernel of an embedded binary: its module is loaded lazily, once per
+/// context, and the function looked up there. Thread-safe; a stub keeps one
+/// as a function-local static.
+class Kernel {
+public:
+  /// `image` (a cubin, fatbin or NUL-terminated PTX) must outlive the kernel.
+  Kernel(const void *image, size_t imageSize, const char *entry,
+         int64_t dynamicSharedBytes)
+      : image(image), imageSize(imageSize), entry(entry),
+        sharedBytes(dynamicSharedBytes) {}
+  Kernel(const Kernel &) = delete;
+  Kernel &operator=(const Kernel &) = delete;
+
+  /// The function in the current context (loading the module there first).
+  Status function(const char *kernel, CUfunction &fn) {
+    fn = nullptr;
+    if (imageSize == 0)
+      return error(kernel, "kernel binary not available (this stub was "
+                           "generated without device code)");
+    const Driver &d = driver();
+    if (!d.error.empty())
+      return error(kernel, d.error);
+    CUcontext ctx = nullptr;
+    Status status = currentContext(kernel, ctx);
+    if (!status.ok())
+      return status;
+    // Context handles may be reused after a context is destroyed; its
+    // unique id (CUDA 12+) may not.
+    unsigned long long key = reinterpret_cast<uintptr_t>(ctx);
+    if (d.cuCtxGetId) {
+      unsigned long long id = 0;
+      if (d.cuCtxGetId(ctx, &id) == CUDA_SUCCESS)
+        key = id;
+    }
+    std::lock_guard<std::mutex> lock(mutex);
+    auto it = functions.find(key);
+    if (it != functions.end()) {
+      fn = it->second;
+      return Status{};
+    }
+    CUmodule module = nullptr;
+    CUresult r = d.cuModuleLoadData(&module, image);
+    if (r != CUDA_SUCCESS)
+      return error(kernel,
+                   "cannot load the kernel binary (cuModuleLoadData): " +
+                       d.describe(r));
+    r = d.cuModuleGetFunction(&fn, module, entry);
+    if (r != CUDA_SUCCESS)
+      return error(kernel, std::string("no entry ") + entry +
+                               " in the kernel binary: " + d.describe(r));
+    if (sharedBytes > kDefaultSharedBytes) {
+      r = d.cuFuncSetAttribute(fn,
+                               CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                               static_cast<int>(sharedBytes));
+      if (r != CUDA_SUCCESS)
+        return error(kernel, "the kernel needs " + std::to_string(sharedBytes) +
+                                 " bytes of shared memory, more than this "
+                                 "device allows: " +
+                                 d.describe(r));
+    }
+    functions.emplace(key, fn);
+    return Status{};
+  }
+
+  /// Launches the kernel on `stream` (nullptr: the default stream) with the
+  /// grid (gx, gy, gz), `threads` x 1 x 1 threads per block and the kernel's
+  /// dynamic shared memory. Asynchronous: errors of the running kernel
+  /// surface at the next synchronization, as with any CUDA launch.
+  Status launch(const char *kernel, int64_t gx, int64_t gy, int64_t gz,
+                int64_t threads, void *stream, void **params) {
+    if (gx > 0x7fffffff || gy > 65535 || gz > 65535)
+      return runtime::invalidArgument(
+          std::string(kernel) + ": the grid (" + std::to_string(gx) + ", " +
+          std::to_string(gy) + ", " + std::to_string(gz) +
+          ") exceeds CUDA's limits (2^31 - 1, 65535, "
+          "65535)");
+    CUfunction fn = nullptr;
+    Status status = function(kernel, fn);
+    if (!status.ok())
+      return status;
+    const Driver &d = driver();
+    CUresult r = d.cuLaunchKernel(
+        fn, static_cast<unsigned>(gx), static_cast<unsigned>(gy),
+        static_cast<unsigned>(gz), static_cast<unsigned>(threads), 1, 1,
+        static_cast<unsigned>(sharedBytes), static_cast<CUstream>(stream),
+        params, nullptr);
+    if (r != CUDA_SUCCESS)
+      return error(kernel, "cuLaunchKernel failed: " + d.describe(r));
+    return Status{};
+  }
+
+private:
+  const void *image;
+  size_t imageSize;
+  const char *entry;
+  int64_t sharedBytes;
+  std::mutex mutex;                                   // guards functions
+  std::map<unsigned long long, CUfunction> functions; // by context
+};
+
+} // namespace cuda
+} // namespace tlc
+
+#endif /* TLC_RUNTIME_TLC_CUDA_H */

@@ -1,0 +1,123 @@
+//===- StubCommon.h - Target-neutral parts of stub emitters ---*- C++ -*-===//
+//
+// What every launch stub shares, whatever runs the kernel: C/C++ names for
+// the kernel's arguments (renaming keywords and clashes), the C++ and C API
+// declarations of NAME.h, the argument checks (dtypes, ranks, strides,
+// alignment), the binding of symbolic dimensions from the shapes, the grid
+// printed as C++ and the C entry point that wraps the C++ one. A target's
+// emitter (StubEmitter.cpp for the CPU, CudaStubEmitter.cpp for CUDA) adds
+// how the blocks run.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TLC_LIB_STUB_STUBCOMMON_H
+#define TLC_LIB_STUB_STUBCOMMON_H
+
+#include "tlc/Frontend/Sema.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace tlc::stub {
+
+/// C and C++ keywords and names the generated code relies on.
+bool isReservedName(llvm::StringRef name);
+
+/// Gives every user name a C/C++ identifier that is not a keyword, does not
+/// start with the `tlc_` prefix of generated locals and is unique.
+class NameTable {
+public:
+  std::string add(llvm::StringRef name);
+
+private:
+  llvm::StringSet<> used;
+};
+
+/// Element type in memory (f16 and bf16 as their bits), e.g. "float".
+llvm::StringRef elementCType(DType t);
+/// The tlc_dtype enumerator, e.g. "TLC_F32".
+llvm::StringRef dtypeCode(DType t);
+
+/// How a grid (sub)expression is computed on the host.
+enum class HostKind { Int, Float, Bool };
+
+/// The parts of a launch stub that do not depend on the target. Target
+/// emitters derive from it and write the rest.
+class StubBuilder {
+public:
+  explicit StubBuilder(const KernelInfo &k);
+  virtual ~StubBuilder() = default;
+
+protected:
+  const KernelInfo &k;
+  /// The C++ function name (in tlc::kernels).
+  std::string fnName;
+  NameTable names;
+  /// C/C++ parameter name of every argument.
+  std::vector<std::string> argNames;
+  /// Local variable of every symbolic dimension.
+  std::map<std::string, std::string> dimVars;
+  std::string gridError; // set when a grid expression cannot be printed
+
+  bool isTensor(unsigned i) const {
+    return k.args[i]->type.kind == TypeKind::Tensor;
+  }
+  bool hasTensors() const;
+  ArgQualifier qualifier(unsigned i) const;
+
+  /// The C++ parameters of the kernel, without the launch options.
+  std::string cxxParams() const;
+  /// The C parameters, the options and error buffer included.
+  std::string cParams() const;
+  /// "X: f32[M, N], Y (out): f32[M, N]" (fixed dimensions as "K=64").
+  std::string argSummary() const;
+  /// A C name of the kernel that would clash with a runtime name.
+  bool cNameClashes() const;
+
+  /// Writes NAME.h: the generation note (with the target name and
+  /// parameters), `abiComment` (comment lines describing the launch ABI), the
+  /// runtime include and the C++/C declarations.
+  void emitHeader(llvm::raw_ostream &os, llvm::StringRef target,
+                  llvm::StringRef abiComment) const;
+
+  /// The C++ entry point: `tlc::Status tlc::kernels::NAME(...) { try { BODY }
+  /// catch ... }`; `body` writes the statements inside the try.
+  void emitCxxEntry(llvm::raw_ostream &os,
+                    const std::function<void(llvm::raw_ostream &)> &body) const;
+
+  /// The C entry point `int tlc_NAME(...)`, which calls the C++ one.
+  void emitCEntry(llvm::raw_ostream &os) const;
+
+  /// Statements that check every tensor argument, bind the symbolic
+  /// dimensions (checking every other use) and check the fixed dimensions;
+  /// each returns the failure status.
+  void emitArgumentChecks(llvm::raw_ostream &os);
+
+  /// Statements that compute `tlc_gx`, `tlc_gy`, `tlc_gz` (int64_t) and
+  /// return an empty status for an empty grid (an error when the grid divides
+  /// by zero). Emits an #error when the grid cannot be computed on the host.
+  void emitGrid(llvm::raw_ostream &os);
+
+  /// `"NAME"` as a C string literal.
+  std::string quotedName() const { return "\"" + k.name + "\""; }
+
+private:
+  std::string staticDimText(unsigned arg, unsigned dim, int64_t size) const;
+
+  // Grid expressions.
+  void unsupported(llvm::StringRef what);
+  std::string printConst(const ConstValue &c, HostKind kind);
+  std::string print(const Expr *e);
+  std::string printBinary(const BinaryExpr *b);
+  std::string printCast(const CallExpr *c, DType to);
+  std::string printCall(const CallExpr *c);
+};
+
+} // namespace tlc::stub
+
+#endif // TLC_LIB_STUB_STUBCOMMON_H
