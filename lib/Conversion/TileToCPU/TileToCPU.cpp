@@ -102,178 +102,13 @@ static void emitFill(OpBuilder &b, Location loc, Value tile, Value scalar,
       });
 }
 
-static bool isGlobal(Value memref) {
-  return !tile::getScope(llvm::cast<MemRefType>(memref.getType()));
-}
-
 //===----------------------------------------------------------------------===//
-// copy and fill
+// fill
 //===----------------------------------------------------------------------===//
 
 void cpu::lowerFill(tile::FillOp op, unsigned vectorBits) {
   OpBuilder b(op);
   emitFill(b, op.getLoc(), op.getDest(), op.getValue(), vectorBits);
-  op.erase();
-}
-
-void cpu::lowerCopy(tile::CopyOp op, unsigned vectorBits) {
-  OpBuilder b(op);
-  Location loc = op.getLoc();
-  Value src = op.getSource(), dst = op.getDest();
-  bool srcWindow = !op.getSourceIndices().empty();
-  bool dstWindow = !op.getDestIndices().empty();
-  SmallVector<Value> origin(srcWindow ? op.getSourceIndices()
-                                      : op.getDestIndices());
-  Value window = srcWindow ? src : dstWindow ? dst : Value();
-  bool needsMasks = window && isGlobal(window);
-  ArrayRef<int64_t> shape = op.getTileShape();
-  int64_t rank = shape.size();
-  int64_t lead =
-      window ? llvm::cast<MemRefType>(window.getType()).getRank() - rank : 0;
-  Type srcElem = llvm::cast<MemRefType>(src.getType()).getElementType();
-  Type dstElem = llvm::cast<MemRefType>(dst.getType()).getElementType();
-  Type windowElem = srcWindow ? srcElem : dstElem;
-  bool scalarEdges =
-      window && isGlobal(window) && (windowElem.isF16() || windowElem.isBF16());
-  unsigned bits = std::max(srcElem.getIntOrFloatBitWidth(),
-                           dstElem.getIntOrFloatBitWidth());
-  int64_t lanes = std::max<int64_t>(1, vectorBits / std::max(8u, bits));
-
-  // `masked` selects the bounds-checked form; a window that lies inside the
-  // tensor (the common case) takes the unchecked one.
-  auto emitCopy = [&](bool masked) {
-    cpu::buildLoopNest(b, loc, shape.drop_back(), [&](ValueRange ivs) {
-      // Indices of one row on the tile side and on the window side.
-      SmallVector<Value> tileIdx(ivs),
-          winIdx(origin.begin(), origin.begin() + lead);
-      for (int64_t d = 0; window && d + 1 < rank; ++d)
-        winIdx.push_back(
-            arith::AddIOp::create(b, loc, origin[lead + d], ivs[d]));
-      Value rowValid;
-      if (masked) {
-        for (size_t k = 0; k < winIdx.size(); ++k) {
-          Value dim = memref::DimOp::create(b, loc, window, k);
-          Value ok = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
-                                           winIdx[k], dim);
-          rowValid =
-              rowValid ? arith::AndIOp::create(b, loc, rowValid, ok) : ok;
-        }
-      }
-      Value col0 = window ? origin.back() : Value();
-      // One element at a time with its own bounds check: used for 16-bit
-      // floats, whose masked vector loads/stores LLVM would legalize through
-      // float conversions (compiler-rt calls) on CPUs without native bf16.
-      auto emitScalarEdgeChunk = [&](SmallVector<Value> tileRow,
-                                     SmallVector<Value> winRow, Value winCol0,
-                                     int64_t w) {
-        Value dim = memref::DimOp::create(b, loc, window, winRow.size());
-        Value tileCol0 = tileRow.back();
-        tileRow.pop_back();
-        for (int64_t lane = 0; lane < w; ++lane) {
-          Value l = arith::ConstantIndexOp::create(b, loc, lane);
-          Value wc = arith::AddIOp::create(b, loc, winCol0, l);
-          Value tc = arith::AddIOp::create(b, loc, tileCol0, l);
-          SmallVector<Value> ti(tileRow), wi(winRow);
-          ti.push_back(tc);
-          wi.push_back(wc);
-          Value in =
-              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, wc, dim);
-          auto ifOp = scf::IfOp::create(b, loc, in, /*withElse=*/srcWindow);
-          OpBuilder::InsertionGuard guard(b);
-          b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
-          Value v = memref::LoadOp::create(b, loc, src, srcWindow ? wi : ti);
-          memref::StoreOp::create(b, loc,
-                                  tile::castElements(b, loc, v, dstElem), dst,
-                                  dstWindow ? wi : ti);
-          if (srcWindow) {
-            b.setInsertionPoint(ifOp.elseBlock()->getTerminator());
-            memref::StoreOp::create(
-                b, loc,
-                arith::ConstantOp::create(b, loc, b.getZeroAttr(dstElem)), dst,
-                ti);
-          }
-        }
-      };
-      auto emitRow = [&]() {
-        cpu::forEachChunk(
-            b, loc, shape.back(), lanes, [&](Value off, int64_t w) {
-              Value winCol =
-                  window ? arith::AddIOp::create(b, loc, col0, off) : Value();
-              auto idxFor = [&](bool isWindow) {
-                SmallVector<Value> idx(isWindow ? winIdx : tileIdx);
-                idx.push_back(isWindow ? winCol : off);
-                return idx;
-              };
-              if (masked && scalarEdges) {
-                emitScalarEdgeChunk(idxFor(false), winIdx, winCol, w);
-                return;
-              }
-              Value v;
-              if (srcWindow && masked) {
-                Value pad =
-                    arith::ConstantOp::create(b, loc, b.getZeroAttr(srcElem));
-                v = vector::TransferReadOp::create(b, loc, vecType(srcElem, w),
-                                                   src, idxFor(true), pad,
-                                                   ArrayRef<bool>{false});
-              } else {
-                v = vector::LoadOp::create(b, loc, vecType(srcElem, w), src,
-                                           idxFor(srcWindow));
-              }
-              v = tile::castElements(b, loc, v, dstElem);
-              if (dstWindow && masked)
-                vector::TransferWriteOp::create(b, loc, v, dst, idxFor(true),
-                                                ArrayRef<bool>{false});
-              else
-                vector::StoreOp::create(b, loc, v, dst, idxFor(dstWindow));
-            });
-      };
-      if (!rowValid) {
-        emitRow();
-        return;
-      }
-      // Rows outside the tensor read as zeros and are not written.
-      auto ifOp = scf::IfOp::create(b, loc, rowValid, /*withElse=*/srcWindow);
-      {
-        OpBuilder::InsertionGuard guard(b);
-        b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
-        emitRow();
-      }
-      if (srcWindow) {
-        OpBuilder::InsertionGuard guard(b);
-        b.setInsertionPoint(ifOp.elseBlock()->getTerminator());
-        Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(dstElem));
-        cpu::forEachChunk(
-            b, loc, shape.back(), lanes, [&](Value off, int64_t w) {
-              SmallVector<Value> idx(tileIdx);
-              idx.push_back(off);
-              vector::StoreOp::create(b, loc, cpu::broadcastTo(b, loc, zero, w),
-                                      dst, idx);
-            });
-      }
-    });
-  };
-  if (!needsMasks) {
-    emitCopy(false);
-    op.erase();
-    return;
-  }
-  Value inside;
-  for (int64_t k = 0; k < (int64_t)origin.size(); ++k) {
-    int64_t extent = k < lead ? 1 : shape[k - lead];
-    Value end = arith::AddIOp::create(
-        b, loc, origin[k], arith::ConstantIndexOp::create(b, loc, extent));
-    Value ok = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, end,
-                                     memref::DimOp::create(b, loc, window, k));
-    inside = inside ? arith::AndIOp::create(b, loc, inside, ok) : ok;
-  }
-  auto ifOp = scf::IfOp::create(b, loc, inside, /*withElse=*/true);
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
-    emitCopy(false);
-    b.setInsertionPoint(ifOp.elseBlock()->getTerminator());
-    emitCopy(true);
-  }
   op.erase();
 }
 
@@ -327,7 +162,7 @@ struct Combiner {
   }
 
   Value reduceVector(OpBuilder &b, Location loc, Value v) const {
-    vector::CombiningKind k;
+    vector::CombiningKind k = vector::CombiningKind::ADD;
     switch (kind) {
     case tile::ReduceKind::sum:
       k = vector::CombiningKind::ADD;
