@@ -1,0 +1,570 @@
+//===- SemaTileOps.cpp - Tile ops and tile fn instances
+//---------------------===//
+#include "SemaImpl.h"
+
+using namespace tlc;
+using namespace tlc::sema;
+
+std::optional<Sema::Impl::Operand>
+Sema::Impl::checkOperand(Expr *e, bool allowWindow, const std::string &what) {
+  Expr *baseExpr = e;
+  IndexExpr *index = nullptr;
+  if (e->kind == ExprKind::Index) {
+    index = static_cast<IndexExpr *>(e);
+    baseExpr = index->base.get();
+  }
+  if (baseExpr->kind != ExprKind::Name) {
+    diags.error(e->range, what + " must be a tile or tensor name");
+    checkExpr(e);
+    return std::nullopt;
+  }
+  Type t = checkExpr(baseExpr);
+  if (t.isInvalid())
+    return std::nullopt;
+  if (!t.isShaped()) {
+    diags.error(e->range, what + " must be a tile or tensor, got " + t.str());
+    return std::nullopt;
+  }
+  Operand op{static_cast<NameExpr *>(baseExpr)->symbol, t, false};
+  e->type = t;
+  if (!index)
+    return op;
+  if (!allowWindow) {
+    diags.error(e->range, what + " must be a whole tile, not a window");
+    return std::nullopt;
+  }
+  if (index->indices.size() != t.rank()) {
+    diags.error(e->range, "'" + op.symbol->name + "' has rank " +
+                              std::to_string(t.rank()) + " but " +
+                              std::to_string(index->indices.size()) +
+                              " indices were given");
+    return std::nullopt;
+  }
+  bool ok = true;
+  for (ExprPtr &idx : index->indices) {
+    Type it = checkExpr(idx.get());
+    if (!it.isInvalid() && !isIntegerLike(it)) {
+      diags.error(idx->range, "index must be an integer, got " + it.str());
+      ok = false;
+    }
+    ok &= !it.isInvalid();
+  }
+  op.window = true;
+  return ok ? std::optional(op) : std::nullopt;
+}
+
+bool Sema::Impl::checkWritable(const Operand &op, SMRange range) {
+  if (op.symbol->kind == SymbolKind::Arg && op.type.kind == TypeKind::Tensor &&
+      kernel &&
+      kernel->decl->args[op.symbol->index].qualifier == ArgQualifier::In) {
+    diags.error(range, "cannot write to input tensor '" + op.symbol->name +
+                           "'; declare it 'out' or 'inout'");
+    return false;
+  }
+  return true;
+}
+
+bool Sema::Impl::checkWindowFits(const Operand &window, const Type &tile,
+                                 Expr *windowExpr, const std::string &op) {
+  if (tile.rank() > window.type.rank()) {
+    diags.error(windowExpr->range,
+                op + ": a rank-" + std::to_string(tile.rank()) +
+                    " tile does not fit in '" + window.symbol->name +
+                    "' of rank " + std::to_string(window.type.rank()));
+    return false;
+  }
+  // Windows into tiles must lie inside the tile (tensors are masked).
+  if (window.type.kind == TypeKind::Tile) {
+    auto *index = static_cast<IndexExpr *>(windowExpr);
+    size_t lead = window.type.rank() - tile.rank();
+    for (size_t i = 0; i < window.type.rank(); ++i) {
+      int64_t extent = i < lead ? 1 : tile.shape[i - lead].size;
+      auto &c = index->indices[i]->constValue;
+      if (c && (c->i < 0 || c->i + extent > window.type.shape[i].size)) {
+        diags.error(index->indices[i]->range,
+                    op + ": window exceeds the bounds of tile '" +
+                        window.symbol->name + "'");
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+bool Sema::Impl::checkCopy(CallExpr *e) {
+  if (!checkNoKwargs(e) || !checkArity(e, 2, 2))
+    return false;
+  auto src = checkOperand(e->args[0].get(), true, "copy source");
+  auto dst = checkOperand(e->args[1].get(), true, "copy destination");
+  if (!src || !dst)
+    return false;
+  if (!checkWritable(*dst, e->args[1]->range))
+    return false;
+  bool srcGlobal = src->type.kind == TypeKind::Tensor;
+  bool dstGlobal = dst->type.kind == TypeKind::Tensor;
+  if (srcGlobal && dstGlobal) {
+    diags.error(e->range, "copy between two global tensors is not "
+                          "supported; stage through a tile");
+    return false;
+  }
+  if (src->window && dst->window) {
+    diags.error(e->range, "copy: only one side can be a window");
+    return false;
+  }
+  if ((src->type.dtype == DType::U8) != (dst->type.dtype == DType::U8)) {
+    diags.error(e->range, "copy: converting u8 to or from another dtype is "
+                          "not supported yet");
+    return false;
+  }
+  if ((srcGlobal && !src->window) || (dstGlobal && !dst->window)) {
+    Expr *g = srcGlobal ? e->args[0].get() : e->args[1].get();
+    diags.error(g->range, "copy: a global tensor needs a window origin, "
+                          "e.g. A[i, j]");
+    return false;
+  }
+  if (src->window)
+    return checkWindowFits(*src, dst->type, e->args[0].get(), "copy");
+  if (dst->window)
+    return checkWindowFits(*dst, src->type, e->args[1].get(), "copy");
+  if (src->type.shape != dst->type.shape) {
+    diags.error(e->range, "copy between incompatible tiles: " +
+                              src->type.str() + " and " + dst->type.str());
+    return false;
+  }
+  return true;
+}
+
+bool Sema::Impl::checkFill(CallExpr *e) {
+  if (!checkNoKwargs(e) || !checkArity(e, 2, 2))
+    return false;
+  auto dst = checkOperand(e->args[0].get(), false, "fill destination");
+  Type v = checkExpr(e->args[1].get());
+  if (!dst || v.isInvalid())
+    return false;
+  if (dst->type.kind != TypeKind::Tile) {
+    diags.error(e->args[0]->range, "fill expects a tile, got a global tensor");
+    return false;
+  }
+  return checkConvertible(v, dst->type.dtype, e->args[1]->range, "fill");
+}
+
+bool Sema::Impl::checkBoolKwargs(CallExpr *e, llvm::ArrayRef<StringRef> allowed,
+                                 llvm::StringMap<bool> &out) {
+  bool ok = true;
+  for (KeywordArg &kw : e->kwargs) {
+    if (!llvm::is_contained(allowed, kw.name)) {
+      diags.error(kw.nameRange, "unknown keyword argument '" + kw.name +
+                                    "' for '" + e->callee + "'");
+      ok = false;
+      continue;
+    }
+    bool v;
+    if (!constBool(kw.value.get(), "'" + kw.name + "'", v)) {
+      ok = false;
+      continue;
+    }
+    out[kw.name] = v;
+  }
+  return ok;
+}
+
+bool Sema::Impl::checkGemm(CallExpr *e) {
+  if (!checkArity(e, 3, 3))
+    return false;
+  llvm::StringMap<bool> flags;
+  bool ok = checkBoolKwargs(e, {"trans_a", "trans_b", "clear"}, flags);
+  auto a = checkOperand(e->args[0].get(), false, "gemm operand A");
+  auto b = checkOperand(e->args[1].get(), false, "gemm operand B");
+  auto c = checkOperand(e->args[2].get(), false, "gemm accumulator");
+  if (!ok || !a || !b || !c)
+    return false;
+  const char *names[] = {"A", "B", "C"};
+  const Operand *ops[] = {&*a, &*b, &*c};
+  for (int i = 0; i < 3; ++i) {
+    if (ops[i]->type.kind != TypeKind::Tile) {
+      diags.error(e->args[i]->range,
+                  std::string("gemm: ") + names[i] +
+                      " must be a shared, fragment or local tile");
+      return false;
+    }
+    if (ops[i]->type.rank() != 2) {
+      diags.error(e->args[i]->range, std::string("gemm: ") + names[i] +
+                                         " must have rank 2, got " +
+                                         ops[i]->type.str());
+      return false;
+    }
+  }
+  auto &as = a->type.shape, &bs = b->type.shape, &cs = c->type.shape;
+  bool ta = flags.lookup("trans_a"), tb = flags.lookup("trans_b");
+  int64_t m = as[ta ? 1 : 0].size, ka = as[ta ? 0 : 1].size;
+  int64_t kb = bs[tb ? 1 : 0].size, n = bs[tb ? 0 : 1].size;
+  if (ka != kb) {
+    diags.error(e->range, "gemm shape mismatch: A " + shapeStr(as) +
+                              (ta ? " (transposed)" : "") + " and B " +
+                              shapeStr(bs) + (tb ? " (transposed)" : "") +
+                              " disagree on K (" + std::to_string(ka) + " vs " +
+                              std::to_string(kb) + ")");
+    return false;
+  }
+  if (cs[0].size != m || cs[1].size != n) {
+    diags.error(e->args[2]->range, "gemm shape mismatch: C is " + shapeStr(cs) +
+                                       " but A*B is [" + std::to_string(m) +
+                                       ", " + std::to_string(n) + "]");
+    return false;
+  }
+  if (a->type.dtype == DType::U8 || c->type.dtype == DType::U8) {
+    diags.error(e->range, "gemm on u8 tiles is not supported yet");
+    return false;
+  }
+  if (a->type.dtype != b->type.dtype) {
+    diags.error(e->range, "gemm: A and B must have the same dtype, got " +
+                              dtypeName(a->type.dtype).str() + " and " +
+                              dtypeName(b->type.dtype).str());
+    return false;
+  }
+  if (isFloat(a->type.dtype) != isFloat(c->type.dtype) ||
+      c->type.dtype == DType::Bool) {
+    diags.error(e->args[2]->range, "gemm: accumulator dtype " +
+                                       dtypeName(c->type.dtype).str() +
+                                       " does not suit operands of dtype " +
+                                       dtypeName(a->type.dtype).str());
+    return false;
+  }
+  return true;
+}
+
+bool Sema::Impl::checkReduce(CallExpr *e) {
+  if (!checkArity(e, 2, 2))
+    return false;
+  bool ok = true;
+  std::optional<int64_t> dim;
+  bool clear = true;
+  for (KeywordArg &kw : e->kwargs) {
+    if (kw.name == "dim") {
+      dim = constInt(kw.value.get(), "'dim'");
+      ok &= dim.has_value();
+    } else if (kw.name == "clear") {
+      ok &= constBool(kw.value.get(), "'clear'", clear);
+    } else {
+      diags.error(kw.nameRange, "unknown keyword argument '" + kw.name +
+                                    "' for '" + e->callee + "'");
+      ok = false;
+    }
+  }
+  auto src = checkOperand(e->args[0].get(), false, "reduce source");
+  auto dst = checkOperand(e->args[1].get(), false, "reduce destination");
+  if (!ok || !src || !dst)
+    return false;
+  if (src->type.kind != TypeKind::Tile || dst->type.kind != TypeKind::Tile) {
+    diags.error(e->range, "'" + e->callee + "' works on tiles, not tensors");
+    return false;
+  }
+  int64_t d = dim.value_or((int64_t)src->type.rank() - 1);
+  if (d < 0 || d >= (int64_t)src->type.rank()) {
+    diags.error(e->range, "reduction dim " + std::to_string(d) +
+                              " is out of range for " + src->type.str());
+    return false;
+  }
+  std::vector<Dim> expected = src->type.shape;
+  expected.erase(expected.begin() + d);
+  if (expected.empty())
+    expected.push_back(Dim{1, ""});
+  if (dst->type.shape != expected) {
+    diags.error(e->args[1]->range,
+                "'" + e->callee + "' over dim " + std::to_string(d) + " of " +
+                    src->type.str() + " needs a destination of shape " +
+                    shapeStr(expected) + ", got " + shapeStr(dst->type.shape));
+    return false;
+  }
+  if (src->type.dtype == DType::Bool || dst->type.dtype == DType::Bool) {
+    diags.error(e->range, "cannot reduce bool tiles");
+    return false;
+  }
+  if (src->type.dtype == DType::U8 || dst->type.dtype == DType::U8) {
+    diags.error(e->range, "reductions of u8 tiles are not supported yet");
+    return false;
+  }
+  return true;
+}
+
+bool Sema::Impl::checkAtomicAdd(CallExpr *e) {
+  if (!checkNoKwargs(e) || !checkArity(e, 2, 2))
+    return false;
+  auto dst = checkOperand(e->args[0].get(), true, "atomic_add destination");
+  auto src = checkOperand(e->args[1].get(), false, "atomic_add source");
+  if (!dst || !src)
+    return false;
+  if (dst->type.kind != TypeKind::Tensor || !dst->window) {
+    diags.error(e->args[0]->range, "atomic_add destination must be a window "
+                                   "of a global tensor, e.g. Out[i, j]");
+    return false;
+  }
+  if (src->type.kind != TypeKind::Tile) {
+    diags.error(e->args[1]->range, "atomic_add source must be a tile");
+    return false;
+  }
+  if (!checkWritable(*dst, e->args[0]->range))
+    return false;
+  if (dst->type.dtype != DType::F32 && dst->type.dtype != DType::F64 &&
+      dst->type.dtype != DType::I32 && dst->type.dtype != DType::I64) {
+    diags.error(e->args[0]->range, "atomic_add supports f32, f64, i32 and "
+                                   "i64 tensors, got " +
+                                       dtypeName(dst->type.dtype).str());
+    return false;
+  }
+  return checkWindowFits(*dst, src->type, e->args[0].get(), "atomic_add");
+}
+
+Type Sema::Impl::checkFnCall(CallExpr *e, bool asStatement) {
+  FnDecl *fn = fns.lookup(e->callee);
+  if (!checkNoKwargs(e) || !checkArity(e, fn->args.size(), fn->args.size()))
+    return setType(e, Type::invalid());
+  // Bind generic parameters from the actual arguments.
+  std::map<std::string, ConstValue> bindings;
+  std::set<std::string> paramNames;
+  for (ParamDecl &p : fn->params)
+    paramNames.insert(p.name);
+  auto bind = [&](const std::string &name, ConstValue v, SMRange range) {
+    auto [it, inserted] = bindings.emplace(name, v);
+    if (!inserted && it->second.str() != v.str()) {
+      diags.error(range, "conflicting values for parameter '" + name +
+                             "' of '" + fn->name + "': " + it->second.str() +
+                             " and " + v.str());
+      return false;
+    }
+    return true;
+  };
+  bool ok = true;
+  std::vector<std::optional<MemScope>> argScopes(fn->args.size());
+  for (size_t i = 0; i < fn->args.size(); ++i) {
+    ArgDecl &formal = fn->args[i];
+    Expr *actual = e->args[i].get();
+    if (formal.type.hasShape) {
+      auto op = checkOperand(actual, false, "argument '" + formal.name + "'");
+      if (!op) {
+        ok = false;
+        continue;
+      }
+      if (parallel) {
+        diags.error(actual->range, "tile arguments cannot be passed to a "
+                                   "tile fn inside 'parallel'");
+        ok = false;
+        continue;
+      }
+      if (op->type.kind != TypeKind::Tile) {
+        diags.error(actual->range, "tile fn arguments must be tiles, not "
+                                   "global tensors");
+        ok = false;
+        continue;
+      }
+      argScopes[i] = op->type.scope;
+      if (formal.scope && *formal.scope != op->type.scope) {
+        diags.error(actual->range, "argument '" + formal.name + "' must be a " +
+                                       scopeName(*formal.scope).str() +
+                                       " tile, got " + op->type.str());
+        ok = false;
+        continue;
+      }
+      if (formal.type.dims.size() != op->type.rank()) {
+        diags.error(actual->range, "argument '" + formal.name +
+                                       "' must have rank " +
+                                       std::to_string(formal.type.dims.size()) +
+                                       ", got " + op->type.str());
+        ok = false;
+        continue;
+      }
+      if (paramNames.count(formal.type.elemName))
+        ok &= bind(formal.type.elemName, ConstValue::ofDType(op->type.dtype),
+                   actual->range);
+      for (size_t d = 0; d < formal.type.dims.size(); ++d) {
+        Expr *dim = formal.type.dims[d].get();
+        if (dim->kind == ExprKind::Name &&
+            paramNames.count(static_cast<NameExpr *>(dim)->name))
+          ok &= bind(static_cast<NameExpr *>(dim)->name,
+                     ConstValue::ofInt(op->type.shape[d].size), actual->range);
+      }
+    } else {
+      Type t = checkExpr(actual);
+      if (t.isInvalid()) {
+        ok = false;
+        continue;
+      }
+      if (paramNames.count(formal.type.elemName) && t.kind == TypeKind::Scalar)
+        ok &= bind(formal.type.elemName, ConstValue::ofDType(t.dtype),
+                   actual->range);
+    }
+  }
+  if (!ok)
+    return setType(e, Type::invalid());
+  FnInstance *inst = instantiate(fn, bindings, argScopes, e);
+  if (!inst)
+    return setType(e, Type::invalid());
+  if (fnInstance && inst->usesTileOps)
+    fnInstance->usesTileOps = true;
+  if (parallel && inst->usesTileOps) {
+    diags.error(e->calleeRange, "tile fn '" + fn->name +
+                                    "' declares tiles or runs tile ops, so "
+                                    "it cannot be called inside 'parallel'");
+    return setType(e, Type::invalid());
+  }
+  // Check the actual arguments against the instance's formal types.
+  for (size_t i = 0; i < fn->args.size(); ++i) {
+    const Type &formal = inst->args[i]->type;
+    Expr *actual = e->args[i].get();
+    if (formal.kind == TypeKind::Tile) {
+      if (actual->type.dtype != formal.dtype ||
+          actual->type.shape != formal.shape) {
+        diags.error(actual->range, "argument '" + inst->args[i]->name +
+                                       "' must be " + formal.str() + ", got " +
+                                       actual->type.str());
+        ok = false;
+      }
+    } else {
+      ok &= checkConvertible(actual->type, formal.dtype, actual->range,
+                             "argument '" + inst->args[i]->name + "'");
+    }
+  }
+  if (!ok)
+    return setType(e, Type::invalid());
+  if (!asStatement && inst->returnType.kind == TypeKind::Void) {
+    diags.error(e->range, "'" + fn->name + "' does not return a value");
+    return setType(e, Type::invalid());
+  }
+  e->resolvedFn = inst->decl.get();
+  return setType(e, inst->returnType);
+}
+
+FnInstance *
+Sema::Impl::instantiate(FnDecl *fn, std::map<std::string, ConstValue> bindings,
+                        const std::vector<std::optional<MemScope>> &argScopes,
+                        CallExpr *call) {
+  if (llvm::is_contained(instantiating, fn)) {
+    diags.error(call->range, "recursive call of tile fn '" + fn->name + "'");
+    return nullptr;
+  }
+  if (instantiating.size() > 32) {
+    diags.error(call->range, "tile fns nested too deeply");
+    return nullptr;
+  }
+  // Save the caller's context; the instance is checked in a fresh one.
+  auto savedScopes = std::move(scopes);
+  KernelInfo *savedKernel = kernel;
+  FnInstance *savedFn = fnInstance;
+  const ParallelStmt *savedParallel = parallel;
+  const Stmt *savedLast = lastFnStmt;
+  kernel = nullptr;
+  parallel = nullptr;
+  resetScopes();
+  pushScope();
+
+  FnInstance *result = nullptr;
+  bool ok = true;
+  std::vector<ConstValue> values;
+  std::string mangled = fn->name;
+  for (ParamDecl &p : fn->params) {
+    auto it = bindings.find(p.name);
+    std::optional<ConstValue> v;
+    if (it != bindings.end())
+      v = it->second;
+    else if (p.isDType && !p.defaultDType.empty()) {
+      if (auto d = resolveDType(p.defaultDType, p.defaultRange))
+        v = ConstValue::ofDType(*d);
+    } else if (!p.isDType && p.defaultValue) {
+      checkExpr(p.defaultValue.get());
+      v = p.defaultValue->constValue;
+      if (!v)
+        diags.error(p.defaultValue->range,
+                    "parameter default must be a compile-time constant");
+    }
+    if (!v) {
+      diags.error(call->range, "cannot infer parameter '" + p.name +
+                                   "' of tile fn '" + fn->name + "'");
+      ok = false;
+      break;
+    }
+    Symbol *s = declare(SymbolKind::Param, p.name, p.range, typeOfConst(*v));
+    s->constValue = v;
+    values.push_back(*v);
+    mangled += "_" + v->str();
+  }
+  for (size_t i = 0; i < argScopes.size(); ++i)
+    if (argScopes[i] && !fn->args[i].scope)
+      mangled += "_" + scopeName(*argScopes[i]).str();
+  if (ok) {
+    for (FnInstance &inst : self.instances)
+      if (inst.generic == fn && inst.mangledName == mangled) {
+        result = &inst;
+        break;
+      }
+  }
+  if (ok && !result) {
+    self.instances.push_back(FnInstance{});
+    FnInstance &inst = self.instances.back();
+    inst.generic = fn;
+    inst.decl = cloneFn(*fn);
+    inst.bindings = values;
+    inst.mangledName = mangled;
+    inst.argScopes = argScopes;
+    instantiating.push_back(fn);
+    fnInstance = &inst;
+    unsigned errorsBefore = diags.errorCount();
+    checkFnBody(inst);
+    instantiating.pop_back();
+    if (diags.errorCount() != errorsBefore &&
+        call->calleeRange.Start != fn->nameRange.Start) {
+      diags.note(call->range.Start, "in instance '" + mangled +
+                                        "' of tile fn '" + fn->name +
+                                        "' called here");
+    }
+    result = &inst;
+  }
+  scopes = std::move(savedScopes);
+  kernel = savedKernel;
+  fnInstance = savedFn;
+  parallel = savedParallel;
+  lastFnStmt = savedLast;
+  return result;
+}
+
+void Sema::Impl::checkFnBody(FnInstance &inst) {
+  FnDecl &fn = *inst.decl;
+  for (size_t i = 0; i < fn.args.size(); ++i) {
+    ArgDecl &a = fn.args[i];
+    Type t = Type::invalid();
+    if (a.type.hasShape) {
+      std::optional<MemScope> actual =
+          i < inst.argScopes.size() ? inst.argScopes[i] : std::nullopt;
+      if (auto tt = resolveTileType(
+              a.type, a.scope.value_or(actual.value_or(MemScope::Fragment))))
+        t = *tt;
+    } else if (auto d = resolveDType(a.type.elemName, a.type.elemRange)) {
+      t = Type::scalar(*d);
+      if (a.qualifier != ArgQualifier::In)
+        diags.error(a.range, "scalar arguments cannot be 'out' or 'inout'");
+    }
+    a.symbol = declare(SymbolKind::Arg, a.name, a.range, t);
+    a.symbol->index = i;
+    inst.args.push_back(a.symbol);
+  }
+  inst.returnType = Type::voidTy();
+  if (fn.returnType) {
+    if (fn.returnType->hasShape)
+      diags.error(fn.returnType->range, "tile fns return scalars only");
+    else if (auto d = resolveDType(fn.returnType->elemName,
+                                   fn.returnType->elemRange))
+      inst.returnType = Type::scalar(*d);
+    if (inst.returnType.kind == TypeKind::Void)
+      inst.returnType = Type::invalid(); // declared but unresolvable
+  }
+  auto &stmts = fn.body->stmts;
+  // Code generation ends the function at its last statement; an early
+  // return would need control flow that tile fns do not have yet.
+  lastFnStmt = stmts.empty() ? nullptr : stmts.back().get();
+  checkBlock(fn.body.get());
+  bool endsWithReturn =
+      !stmts.empty() && stmts.back()->kind == StmtKind::Return;
+  if (inst.returnType.kind == TypeKind::Scalar && !endsWithReturn)
+    diags.error(
+        llvm::SMLoc::getFromPointer(fn.body->range.End.getPointer() - 1),
+        "tile fn '" + fn.name + "' must end with 'return'");
+}
