@@ -1,5 +1,4 @@
-//===- Sema.cpp - Scopes, types, kernels and the program
-//--------------------===//
+//===- Sema.cpp - Scopes, types, kernels and the program ------------------===//
 #include "SemaImpl.h"
 
 using namespace tlc;

@@ -1,5 +1,4 @@
-//===- SemaExpr.cpp - Expressions and builtin calls
-//-------------------------===//
+//===- SemaExpr.cpp - Expressions and builtin calls -----------------------===//
 #include "SemaImpl.h"
 
 using namespace tlc;

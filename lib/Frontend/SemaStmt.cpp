@@ -1,5 +1,4 @@
-//===- SemaStmt.cpp - Statements
-//--------------------------------------------===//
+//===- SemaStmt.cpp - Statements ------------------------------------------===//
 #include "SemaImpl.h"
 
 using namespace tlc;

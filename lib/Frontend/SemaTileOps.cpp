@@ -1,5 +1,4 @@
-//===- SemaTileOps.cpp - Tile ops and tile fn instances
-//---------------------===//
+//===- SemaTileOps.cpp - Tile ops and tile fn instances -------------------===//
 #include "SemaImpl.h"
 
 using namespace tlc;
