@@ -329,7 +329,7 @@ int compile(const Options &opts) {
   std::map<std::string, std::string> defines;
   for (const std::string &d : opts.defines) {
     auto [name, value] = llvm::StringRef(d).split('=');
-    if (name.empty() || value.empty() && !llvm::StringRef(d).contains('=')) {
+    if (name.empty() || (value.empty() && !llvm::StringRef(d).contains('='))) {
       llvm::errs() << "tlc: error: -D expects NAME=VALUE, got '" << d << "'\n";
       return 1;
     }
@@ -404,6 +404,7 @@ int compile(const Options &opts) {
   context.loadAllAvailableDialects();
   // Errors from passes print like the frontend's: file:line:col + caret.
   mlir::SourceMgrDiagnosticHandler mlirDiagnostics(srcMgr, &context);
+  context.printOpOnDiagnostic(false); // the source line says where
   mlir::OwningOpRef<mlir::ModuleOp> module =
       generateTileIR(context, sema, srcMgr);
   if (mlir::failed(mlir::verify(*module))) {
@@ -492,8 +493,10 @@ int compile(const Options &opts) {
   mlir::PassManager lowerPM(&context);
   configure(lowerPM);
   target->buildLoweringPipeline(lowerPM);
+  // The target's limits (e.g. tile memory per block) are reported as
+  // located errors in the program.
   if (mlir::failed(lowerPM.run(*module)))
-    return 2;
+    return 1;
   llvm::LLVMContext llvmContext;
   auto llvmModule = target->translate(*module, llvmContext, opts.optLevel);
   if (!llvmModule) {

@@ -378,7 +378,7 @@ struct ConvertTileToCPU
       if (bytes > kMaxTileBytesPerBlock) {
         fn->emitError() << "kernel '"
                         << llvm::cast<func::FuncOp>(fn).getSymName()
-                        << "' needs " << bytes / 1024
+                        << "' needs " << (bytes + 1023) / 1024
                         << " KiB of tiles per block; the CPU target allows "
                         << kMaxTileBytesPerBlock / 1024
                         << " KiB (tiles live on the stack of the thread "
