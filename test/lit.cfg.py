@@ -32,3 +32,8 @@ if platform.machine() in ("x86_64", "AMD64"):
         pass
 if platform.machine() in ("aarch64", "arm64"):
     config.available_features.add("aarch64")
+
+# The CUDA toolkit (ptxas, libdevice) of the build machine, for checks of the
+# NVPTX path; no GPU is needed.
+if os.path.exists("/usr/local/cuda/bin/ptxas"):
+    config.available_features.add("cuda-toolkit")

@@ -7,6 +7,7 @@
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 
 int main(int argc, char **argv) {
@@ -16,6 +17,8 @@ int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry); // e.g. func's inliner interface
+  // gpu-module-to-binary translates GPU modules to LLVM IR.
+  mlir::registerAllToLLVMIRTranslations(registry);
   registry.insert<tlc::tile::TileDialect>();
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "tlc optimizer driver\n", registry));
