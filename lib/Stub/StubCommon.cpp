@@ -125,6 +125,16 @@ StringRef tlc::stub::elementCType(DType t) { return dtypeNames(t).cType; }
 
 StringRef tlc::stub::dtypeCode(DType t) { return dtypeNames(t).code; }
 
+StubFiles StubBuilder::emit() {
+  StubFiles files;
+  {
+    llvm::raw_string_ostream header(files.header);
+    emitHeader(header, targetName(), abiComment());
+  }
+  emitSource(files.source);
+  return files;
+}
+
 StubBuilder::StubBuilder(const KernelInfo &k) : k(k) {
   // The C++ function lives in tlc::kernels, where only keywords and the
   // namespaces used in its body can clash.

@@ -13,6 +13,7 @@
 #define TLC_LIB_STUB_STUBCOMMON_H
 
 #include "tlc/Frontend/Sema.h"
+#include "tlc/Stub/StubEmitter.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/ADT/StringSet.h"
@@ -52,6 +53,14 @@ class StubBuilder {
 public:
   explicit StubBuilder(const KernelInfo &k);
   virtual ~StubBuilder() = default;
+
+  /// The header (shared layout, the target's ABI comment) and the source.
+  StubFiles emit();
+
+  /// What differs per target.
+  virtual llvm::StringRef targetName() const = 0;
+  virtual std::string abiComment() const = 0;
+  virtual void emitSource(std::string &out) = 0;
 
 protected:
   const KernelInfo &k;
