@@ -110,11 +110,6 @@ bool Sema::Impl::checkCopy(CallExpr *e) {
     diags.error(e->range, "copy: only one side can be a window");
     return false;
   }
-  if ((src->type.dtype == DType::U8) != (dst->type.dtype == DType::U8)) {
-    diags.error(e->range, "copy: converting u8 to or from another dtype is "
-                          "not supported yet");
-    return false;
-  }
   if ((srcGlobal && !src->window) || (dstGlobal && !dst->window)) {
     Expr *g = srcGlobal ? e->args[0].get() : e->args[1].get();
     diags.error(g->range, "copy: a global tensor needs a window origin, "

@@ -411,7 +411,9 @@ private:
     if (op == "copy") {
       auto [src, srcIdx] = genOperand(e->args[0].get());
       auto [dst, dstIdx] = genOperand(e->args[1].get());
-      tlc::tile::CopyOp::create(b, l, src, srcIdx, dst, dstIdx);
+      auto copy = tlc::tile::CopyOp::create(b, l, src, srcIdx, dst, dstIdx);
+      copy.setSourceUnsigned(e->args[0]->type.dtype == DType::U8);
+      copy.setDestUnsigned(e->args[1]->type.dtype == DType::U8);
     } else if (op == "fill") {
       auto [dst, idx] = genOperand(e->args[0].get());
       Value v = genAsDType(e->args[1].get(), e->args[0]->type.dtype);

@@ -25,7 +25,9 @@ public:
   CopyLowering(tile::CopyOp op, unsigned vectorBits)
       : b(op), loc(op.getLoc()), src(op.getSource()), dst(op.getDest()),
         srcWindow(!op.getSourceIndices().empty()),
-        dstWindow(!op.getDestIndices().empty()), shape(op.getTileShape()) {
+        dstWindow(!op.getDestIndices().empty()),
+        srcUnsigned(op.getSourceUnsigned()), dstUnsigned(op.getDestUnsigned()),
+        shape(op.getTileShape()) {
     origin.assign(
         srcWindow ? op.getSourceIndices().begin() : op.getDestIndices().begin(),
         srcWindow ? op.getSourceIndices().end() : op.getDestIndices().end());
@@ -64,7 +66,8 @@ private:
   OpBuilder b;
   Location loc;
   Value src, dst, window;
-  bool srcWindow, dstWindow, global = false, scalarEdges = false;
+  bool srcWindow, dstWindow, srcUnsigned, dstUnsigned, global = false,
+      scalarEdges = false;
   ArrayRef<int64_t> shape;
   SmallVector<Value> origin;
   int64_t lead = 0, lanes = 1;
@@ -149,7 +152,7 @@ private:
         v = vector::LoadOp::create(b, loc, vec(srcElem, w), src,
                                    srcWindow ? winIdx : tileIdx);
       }
-      v = tile::castElements(b, loc, v, dstElem);
+      v = tile::castElements(b, loc, v, dstElem, srcUnsigned, dstUnsigned);
       if (dstWindow && masked)
         vector::TransferWriteOp::create(b, loc, v, dst, winIdx,
                                         ArrayRef<bool>{false});
@@ -172,7 +175,7 @@ private:
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
       Value v = memref::LoadOp::create(b, loc, src, srcWindow ? wi : ti);
-      memref::StoreOp::create(b, loc, tile::castElements(b, loc, v, dstElem),
+      memref::StoreOp::create(b, loc, tile::castElements(b, loc, v, dstElem, srcUnsigned, dstUnsigned),
                               dst, dstWindow ? wi : ti);
       if (srcWindow) {
         b.setInsertionPoint(ifOp.elseBlock()->getTerminator());

@@ -5,6 +5,7 @@
 #include "abs_u8.h"
 #include "ceil_f16.h"
 #include "math_f32.h"
+#include "u8_convert.h"
 
 #include <cmath>
 #include <limits>
@@ -72,5 +73,19 @@ int main() {
            .ok() &&
        UY == U;
   c.expect(ok, "abs_u8", "abs of unsigned values is the value");
+
+  std::vector<uint8_t> UX(37), UY2(37);
+  std::vector<float> UF(37);
+  for (size_t i = 0; i < UX.size(); ++i)
+    UX[i] = uint8_t(i * 7 + 3);
+  int64_t n8 = UX.size();
+  ok = tlc::kernels::u8_convert(tlc::makeTensor(UX.data(), TLC_U8, {n8}),
+                                tlc::makeTensor(UF.data(), TLC_F32, {n8}),
+                                tlc::makeTensor(UY2.data(), TLC_U8, {n8}))
+           .ok();
+  for (int64_t i = 0; i < n8 && ok; ++i)
+    ok = UF[i] == float(UX[i]) &&
+         UY2[i] == uint8_t(float(UX[i]) * 0.5f + 100.0f);
+  c.expect(ok, "u8_convert", "u8 <-> f32 copies are unsigned");
   return c.finish();
 }

@@ -37,7 +37,8 @@ def Tile_CopyOp : Tile_Op<"copy", [AttrSizedOperandSegments]> {
     is a window whose origin is the indices and whose extent is the shape of
     the other side, laid over its trailing dimensions (leading dimensions are
     indexed points). Elements of the window outside the memref's bounds read
-    as zero and are not written, so ragged edges are safe.
+    as zero and are not written, so ragged edges are safe. Integers are
+    signed unless `source_unsigned` / `dest_unsigned` say otherwise (u8).
 
     ```mlir
     tile.copy %A[%i, %k] to %As : memref<?x?xf16, strided<[?, 1], offset: ?>>, memref<128x32xf16, #tile.scope<shared>>
@@ -47,7 +48,8 @@ def Tile_CopyOp : Tile_Op<"copy", [AttrSizedOperandSegments]> {
   let arguments = (ins Arg<AnyMemRef, "", [MemRead]>:$source,
                        Variadic<Index>:$sourceIndices,
                        Arg<AnyMemRef, "", [MemWrite]>:$dest,
-                       Variadic<Index>:$destIndices);
+                       Variadic<Index>:$destIndices,
+                       UnitAttr:$source_unsigned, UnitAttr:$dest_unsigned);
   let assemblyFormat = [{
     $source (`[` $sourceIndices^ `]`)? `to` $dest (`[` $destIndices^ `]`)?
     attr-dict `:` type($source) `,` type($dest)
