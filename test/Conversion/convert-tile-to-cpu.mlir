@@ -2,6 +2,7 @@
 // RUN:   | FileCheck %s '--implicit-check-not={{^ *(%[^ ]+ = )?tile\.}}' --implicit-check-not='#tile.'
 // RUN: tlc-opt %s -split-input-file --pass-pipeline='builtin.module(convert-tile-to-cpu{vector-bits=128})' | FileCheck %s --check-prefix=V128
 // RUN: not tlc-opt %s -split-input-file --pass-pipeline='builtin.module(convert-tile-to-cpu{vector-bits=100})' 2>&1 | FileCheck %s --check-prefix=BITS
+// RUN: not tlc-opt %s -split-input-file --pass-pipeline='builtin.module(convert-tile-to-cpu{vector-registers=4})' 2>&1 | FileCheck %s --check-prefix=REGS
 // Every tile op is lowered to scf/vector/memref and the kernel gets the CPU
 // block ABI. No tile op or #tile.scope memory space is left.
 
@@ -73,6 +74,7 @@
 // V128-NOT: vector<8xf32>
 
 // BITS: error: vector-bits must be a power of two in [64, 2048]
+// REGS: error: vector-registers must be in [8, 64]
 func.func @k(%A: memref<?x?xf32, strided<[?, 1], offset: ?>>,
              %C: memref<?x?xf32, strided<[?, 1], offset: ?>>)
     attributes {tile.kernel, tile.grid_rank = 2 : i64, tile.threads = 128 : i64} {
