@@ -117,50 +117,7 @@ void cpu::lowerFill(tile::FillOp op, unsigned vectorBits) {
 //===----------------------------------------------------------------------===//
 
 namespace {
-struct Combiner {
-  tile::ReduceKind kind;
-  bool isFloat;
-
-  Value identity(OpBuilder &b, Location loc, Type t) const {
-    TypedAttr attr;
-    if (kind == tile::ReduceKind::sum || kind == tile::ReduceKind::absmax)
-      attr = b.getZeroAttr(t);
-    else if (auto ft = llvm::dyn_cast<FloatType>(t))
-      attr = b.getFloatAttr(
-          ft, APFloat::getInf(ft.getFloatSemantics(),
-                              /*Negative=*/kind == tile::ReduceKind::max));
-    else
-      attr = b.getIntegerAttr(
-          t, kind == tile::ReduceKind::max
-                 ? APInt::getSignedMinValue(t.getIntOrFloatBitWidth())
-                 : APInt::getSignedMaxValue(t.getIntOrFloatBitWidth()));
-    return arith::ConstantOp::create(b, loc, attr);
-  }
-
-  /// Applied to new elements before combining (abs for absmax).
-  Value prepare(OpBuilder &b, Location loc, Value v) const {
-    if (kind != tile::ReduceKind::absmax)
-      return v;
-    return isFloat ? math::AbsFOp::create(b, loc, v).getResult()
-                   : math::AbsIOp::create(b, loc, v).getResult();
-  }
-
-  Value combine(OpBuilder &b, Location loc, Value x, Value y) const {
-    switch (kind) {
-    case tile::ReduceKind::sum:
-      return isFloat ? arith::AddFOp::create(b, loc, x, y).getResult()
-                     : arith::AddIOp::create(b, loc, x, y).getResult();
-    case tile::ReduceKind::max:
-    case tile::ReduceKind::absmax:
-      return isFloat ? arith::MaximumFOp::create(b, loc, x, y).getResult()
-                     : arith::MaxSIOp::create(b, loc, x, y).getResult();
-    case tile::ReduceKind::min:
-      return isFloat ? arith::MinimumFOp::create(b, loc, x, y).getResult()
-                     : arith::MinSIOp::create(b, loc, x, y).getResult();
-    }
-    return x;
-  }
-
+struct Combiner : tile::ReduceCombiner {
   Value reduceVector(OpBuilder &b, Location loc, Value v) const {
     vector::CombiningKind k = vector::CombiningKind::ADD;
     switch (kind) {
@@ -190,7 +147,7 @@ void cpu::lowerReduce(tile::ReduceOp op, unsigned vectorBits) {
   Value src = op.getSource(), dst = op.getDest();
   auto srcType = llvm::cast<MemRefType>(src.getType());
   Type acc = llvm::cast<MemRefType>(dst.getType()).getElementType();
-  Combiner c{op.getKind(), llvm::isa<FloatType>(acc)};
+  Combiner c{{op.getKind(), llvm::isa<FloatType>(acc)}};
   ArrayRef<int64_t> shape = srcType.getShape();
   int64_t rank = shape.size(), dim = op.getDim();
   int64_t lanes = vectorLanes(acc, vectorBits);

@@ -2,10 +2,12 @@
 #include "tlc/Dialect/Tile/IR/TileUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/TypeUtilities.h"
 
 using namespace mlir;
+using namespace tlc::tile;
 
 /// f32 -> bf16 with round-to-nearest-even, in integer operations. CPUs
 /// without native bf16 would otherwise need compiler-rt's __truncsfbf2
@@ -103,4 +105,44 @@ Value tlc::tile::castElements(OpBuilder &b, Location loc, Value v, Type to,
     return srcU ? arith::ExtUIOp::create(b, loc, retype(to), v).getResult()
                 : arith::ExtSIOp::create(b, loc, retype(to), v).getResult();
   return arith::TruncIOp::create(b, loc, retype(to), v);
+}
+
+Value ReduceCombiner::identity(OpBuilder &b, Location loc, Type t) const {
+  TypedAttr attr;
+  if (kind == ReduceKind::sum || kind == ReduceKind::absmax)
+    attr = b.getZeroAttr(t);
+  else if (auto ft = llvm::dyn_cast<FloatType>(t))
+    attr = b.getFloatAttr(
+        ft, APFloat::getInf(ft.getFloatSemantics(),
+                            /*Negative=*/kind == ReduceKind::max));
+  else
+    attr = b.getIntegerAttr(
+        t, kind == ReduceKind::max
+               ? APInt::getSignedMinValue(t.getIntOrFloatBitWidth())
+               : APInt::getSignedMaxValue(t.getIntOrFloatBitWidth()));
+  return arith::ConstantOp::create(b, loc, attr);
+}
+
+Value ReduceCombiner::prepare(OpBuilder &b, Location loc, Value v) const {
+  if (kind != ReduceKind::absmax)
+    return v;
+  return isFloat ? math::AbsFOp::create(b, loc, v).getResult()
+                 : math::AbsIOp::create(b, loc, v).getResult();
+}
+
+Value ReduceCombiner::combine(OpBuilder &b, Location loc, Value x,
+                              Value y) const {
+  switch (kind) {
+  case ReduceKind::sum:
+    return isFloat ? arith::AddFOp::create(b, loc, x, y).getResult()
+                   : arith::AddIOp::create(b, loc, x, y).getResult();
+  case ReduceKind::max:
+  case ReduceKind::absmax:
+    return isFloat ? arith::MaximumFOp::create(b, loc, x, y).getResult()
+                   : arith::MaxSIOp::create(b, loc, x, y).getResult();
+  case ReduceKind::min:
+    return isFloat ? arith::MinimumFOp::create(b, loc, x, y).getResult()
+                   : arith::MinSIOp::create(b, loc, x, y).getResult();
+  }
+  return x;
 }

@@ -52,4 +52,39 @@ def Tile_ReduceKindAttr : EnumAttr<Tile_Dialect, Tile_ReduceKind, "reduce_kind">
   let assemblyFormat = "`<` $value `>`";
 }
 
+def Tile_LayoutAttr : AttrDef<Tile_Dialect, "Layout"> {
+  let mnemonic = "layout";
+  let summary = "how a fragment's elements are spread over a block's threads";
+  let description = [{
+    A fragment of shape [d0, ..., dn] lives in the registers of a block's
+    `threads` threads. Each dimension is split into factors (listed major to
+    minor within a dimension, dimensions in order); factor f covers
+    `extents[f]` values of dimension `dims[f]`. A thread factor takes its
+    digit from the thread id, `(tid / thread_strides[f]) % extents[f]`; a
+    slot factor from the register slot, `(slot / slot_strides[f]) %
+    extents[f]` (the other stride is 0). A factor with dim -1 is a
+    replication: threads that differ only in its digit hold copies of the
+    same elements. The element index along dimension d is the mixed-radix
+    number of its factors' digits.
+
+    ```mlir
+    // 64x128 over 128 threads: 4 warps on rows, 32 lanes x 4 registers on
+    // columns, 16 row registers.
+    #tile.layout<threads = 128, dims = [0, 0, 1, 1], extents = [16, 4, 32, 4],
+                 thread_strides = [0, 32, 1, 0], slot_strides = [4, 0, 0, 1]>
+    ```
+  }];
+  let parameters = (ins "int64_t":$threads,
+                        ArrayRefParameter<"int64_t">:$dims,
+                        ArrayRefParameter<"int64_t">:$extents,
+                        ArrayRefParameter<"int64_t">:$thread_strides,
+                        ArrayRefParameter<"int64_t">:$slot_strides);
+  let assemblyFormat = [{
+    `<` `threads` `=` $threads `,` `dims` `=` `[` $dims `]` `,`
+    `extents` `=` `[` $extents `]` `,`
+    `thread_strides` `=` `[` $thread_strides `]` `,`
+    `slot_strides` `=` `[` $slot_strides `]` `>`
+  }];
+}
+
 #endif // TLC_TILE_DIALECT_TD

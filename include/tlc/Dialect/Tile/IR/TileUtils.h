@@ -2,6 +2,8 @@
 #ifndef TLC_DIALECT_TILE_IR_TILEUTILS_H
 #define TLC_DIALECT_TILE_IR_TILEUTILS_H
 
+#include "tlc/Dialect/Tile/IR/TileDialect.h"
+
 #include "mlir/IR/Builders.h"
 
 namespace tlc::tile {
@@ -13,6 +15,21 @@ namespace tlc::tile {
 mlir::Value castElements(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
                          mlir::Type to, bool srcUnsigned = false,
                          bool dstUnsigned = false);
+
+/// The scalar side of a reduction kind, shared by every target's lowering:
+/// the identity, the per-element preparation (abs for absmax) and the
+/// combination of two partial results.
+struct ReduceCombiner {
+  ReduceKind kind;
+  bool isFloat;
+
+  mlir::Value identity(mlir::OpBuilder &b, mlir::Location loc,
+                       mlir::Type t) const;
+  mlir::Value prepare(mlir::OpBuilder &b, mlir::Location loc,
+                      mlir::Value v) const;
+  mlir::Value combine(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
+                      mlir::Value y) const;
+};
 
 } // namespace tlc::tile
 

@@ -36,4 +36,41 @@ def TileSpecializeDims : Pass<"tile-specialize-dims", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::memref::MemRefDialect"];
 }
 
+def TileInferLayouts : Pass<"tile-infer-layouts", "mlir::ModuleOp"> {
+  let summary = "Give every fragment a thread layout (#tile.layout)";
+  let description = [{
+    For targets that run a block on many threads, each `fragment` tile is
+    spread over the registers of the block's `tile.threads` threads. This
+    pass picks the spreading, as a `tile.layout` attribute on the fragment's
+    `tile.alloc`, from the ops that use it:
+    - `tile.gemm` fixes its accumulator's layout (the target's MMA or
+      FMA accumulator layout);
+    - `tile.reduce` gives its result the source layout without the reduced
+      dimension (threads that held the reduced dimension hold copies);
+    - a fragment-to-fragment `tile.copy` gives both sides one layout;
+    - in a `tile.parallel` the iterations follow a fragment written at the
+      loop indices; fragments read at the loop indices, or at a subset of
+      them (`m[i]` in a loop over `(i, j)`), must use that layout or its
+      projection.
+    Fragments that nothing constrains get a row-major layout (innermost
+    dimension over lanes, 4 consecutive elements per thread), largest
+    first. A fragment whose uses cannot agree on a layout, or that is read
+    in a way no thread-local layout serves (at other indices, outside
+    `parallel`, as a gemm operand of the FMA path), moves to shared memory:
+    its scope becomes `shared` and `tile.demoted` says why.
+
+    Before:
+    ```mlir
+    %acc = tile.alloc : memref<64x64xf32, #tile.scope<fragment>>
+    tile.gemm %As, %Bs, %acc : ...
+    ```
+    After:
+    ```mlir
+    %acc = tile.alloc {tile.layout = #tile.layout<threads = 128, ...>}
+        : memref<64x64xf32, #tile.scope<fragment>>
+    ```
+  }];
+  let dependentDialects = ["mlir::memref::MemRefDialect"];
+}
+
 #endif // TLC_TILE_PASSES_TD

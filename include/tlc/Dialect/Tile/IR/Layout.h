@@ -1,0 +1,121 @@
+//===- Layout.h - Thread layouts of fragments ------------------*- C++ -*-===//
+//
+// A fragment is a tile spread over the registers of a block's threads. Its
+// layout (#tile.layout, see TileDialect.td) splits every dimension into
+// factors whose digits come either from the thread id or from the register
+// slot, so both directions are plain mixed-radix arithmetic: the element a
+// (thread, slot) holds, and the slot that holds an element. Layout inference
+// (tile-infer-layouts) picks them; GPU lowerings read them.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TLC_DIALECT_TILE_IR_LAYOUT_H
+#define TLC_DIALECT_TILE_IR_LAYOUT_H
+
+#include "tlc/Dialect/Tile/IR/TileDialect.h"
+
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/SmallVector.h"
+
+namespace tlc::tile {
+
+struct LayoutFactor {
+  int64_t dim = 0; ///< -1: replication
+  int64_t extent = 1;
+  int64_t threadStride = 0; ///< > 0 for a thread factor
+  int64_t slotStride = 0;   ///< > 0 for a slot factor
+  bool isThread() const { return threadStride > 0; }
+  bool operator==(const LayoutFactor &o) const {
+    return dim == o.dim && extent == o.extent &&
+           threadStride == o.threadStride && slotStride == o.slotStride;
+  }
+};
+
+class FragmentLayout {
+public:
+  int64_t threads = 0;
+  int64_t rank = 0;
+  /// Dimensions in order, each major to minor; replications last.
+  llvm::SmallVector<LayoutFactor> factors;
+
+  static FragmentLayout fromAttr(LayoutAttr attr);
+  LayoutAttr toAttr(mlir::MLIRContext *ctx) const;
+  bool operator==(const FragmentLayout &o) const {
+    return threads == o.threads && rank == o.rank && factors == o.factors;
+  }
+  bool operator!=(const FragmentLayout &o) const { return !(*this == o); }
+
+  /// Registers per thread.
+  int64_t numSlots() const;
+  /// Whether the factors of each dimension multiply to `shape` and the
+  /// thread factors to `threads`.
+  bool fits(llvm::ArrayRef<int64_t> shape) const;
+
+  /// Elements per step of factor `f`'s digit within its dimension.
+  int64_t elementStride(unsigned f) const;
+  /// Digit of factor `f` (a slot factor) in register slot `slot`.
+  int64_t slotDigit(unsigned f, int64_t slot) const;
+  /// Index of the element that thread `tid` holds in register `slot`.
+  llvm::SmallVector<mlir::Value> elementIndex(mlir::OpBuilder &b,
+                                              mlir::Location loc,
+                                              mlir::Value tid,
+                                              int64_t slot) const;
+  /// Digit of thread factor `f` for thread `tid`.
+  mlir::Value threadDigit(mlir::OpBuilder &b, mlir::Location loc,
+                          mlir::Value tid, unsigned f) const;
+  /// True (i1) for the thread of each replication group that writes shared
+  /// results (all replication digits zero); null when nothing is
+  /// replicated.
+  mlir::Value isFirstReplica(mlir::OpBuilder &b, mlir::Location loc,
+                             mlir::Value tid) const;
+
+  /// The layout of the same threads seen through the dimensions `kept` (in
+  /// increasing order): thread factors of other dimensions become
+  /// replications, their slot factors disappear.
+  FragmentLayout project(llvm::ArrayRef<int64_t> kept) const;
+  /// The slot of project(kept) holding the element of this layout's `slot`.
+  int64_t projectedSlot(llvm::ArrayRef<int64_t> kept, int64_t slot) const;
+
+  /// Slot strides in canonical order (the last slot factor is the fastest),
+  /// so equal layouts compare equal.
+  void canonicalize();
+
+  /// Rows over warps, the innermost dimension over lanes with `vector`
+  /// consecutive elements per thread; threads left over replicate.
+  static FragmentLayout rowMajor(llvm::ArrayRef<int64_t> shape,
+                                 int64_t threads, int64_t vector);
+  /// The accumulator layout of the SIMT (FMA) gemm: each thread holds an
+  /// (M/tm) x (N/tn) grid of elements strided by the thread grid tm x tn.
+  static FragmentLayout simtAccumulator(int64_t m, int64_t n, int64_t threads);
+};
+
+class ParallelOp;
+
+/// The dimensions of a `tile.parallel` iteration space that `indices` are,
+/// when each index is a different loop index of `body` and they come in
+/// increasing order (`m[i]` in a loop over `(i, j)` gives {0}).
+std::optional<llvm::SmallVector<int64_t>> loopIndexDims(mlir::ValueRange indices,
+                                                        mlir::Block &body);
+
+/// A fragment tile: a `tile.alloc` result in the fragment scope.
+bool isFragment(mlir::Value v);
+/// The layout on a fragment's `tile.alloc`, if inference has set one.
+std::optional<FragmentLayout> getLayout(mlir::Value fragment);
+
+/// How a block's threads share the iterations of a `tile.parallel`.
+struct ParallelPlan {
+  enum Kind {
+    /// Iterations follow the layout of `anchor`, a fragment accessed at
+    /// exactly the loop indices: each thread runs the points it holds.
+    Owned,
+    /// Iterations are dealt round-robin over the threads.
+    Strided,
+    /// Every thread runs every iteration (the body writes a `local` tile).
+    Redundant
+  } kind = Strided;
+  mlir::Value anchor;
+};
+ParallelPlan planParallel(ParallelOp op);
+
+} // namespace tlc::tile
+
+#endif // TLC_DIALECT_TILE_IR_LAYOUT_H

@@ -1,0 +1,232 @@
+//===- InferLayouts.cpp - Thread layouts for fragments --------------------===//
+//
+// Propagates layouts between the ops that use fragments until nothing
+// changes, gives the largest unconstrained fragment a row-major layout and
+// propagates again. A fragment whose uses disagree, or that some thread
+// reads without holding it, moves to shared memory and inference restarts
+// without it. See Passes.td for the rules.
+//
+//===----------------------------------------------------------------------===//
+#include "tlc/Dialect/Tile/IR/Layout.h"
+#include "tlc/Dialect/Tile/IR/TileOps.h"
+#include "tlc/Dialect/Tile/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+namespace tlc::tile {
+#define GEN_PASS_DEF_TILEINFERLAYOUTS
+#include "tlc/Dialect/Tile/Transforms/Passes.h.inc"
+} // namespace tlc::tile
+
+using namespace mlir;
+using namespace tlc::tile;
+
+namespace {
+
+class LayoutInference {
+public:
+  LayoutInference(func::FuncOp kernel, int64_t threads)
+      : kernel(kernel), threads(threads) {}
+
+  void run() {
+    while (true) {
+      layouts.clear();
+      demotions.clear();
+      collectFragments();
+      demoteUnservedUses();
+      while (demotions.empty()) {
+        while (sweep() && demotions.empty()) {
+        }
+        if (!demotions.empty() || !assignDefault())
+          break;
+      }
+      if (demotions.empty())
+        break;
+      for (auto &[value, why] : demotions) {
+        auto alloc = value.getDefiningOp<AllocOp>();
+        auto type = llvm::cast<MemRefType>(value.getType());
+        value.setType(getTileType(type.getShape(), type.getElementType(),
+                                  MemScope::shared));
+        alloc->setAttr("tile.demoted", StringAttr::get(alloc.getContext(), why));
+      }
+    }
+    for (Value f : fragments)
+      f.getDefiningOp()->setAttr("tile.layout",
+                                 layouts.at(f).toAttr(kernel.getContext()));
+  }
+
+private:
+  func::FuncOp kernel;
+  int64_t threads;
+  SmallVector<Value> fragments;
+  llvm::DenseMap<Value, FragmentLayout> layouts;
+  llvm::MapVector<Value, std::string> demotions;
+  bool changed = false;
+
+  void collectFragments() {
+    fragments.clear();
+    kernel.walk([&](AllocOp alloc) {
+      alloc->removeAttr("tile.layout");
+      if (isFragment(alloc.getResult()))
+        fragments.push_back(alloc.getResult());
+    });
+  }
+
+  void demote(Value v, const std::string &why) {
+    if (isFragment(v))
+      demotions.insert({v, why});
+  }
+
+  void require(Value v, const FragmentLayout &layout, const char *why) {
+    if (!isFragment(v))
+      return;
+    auto it = layouts.find(v);
+    if (it == layouts.end()) {
+      layouts.insert({v, layout});
+      changed = true;
+    } else if (it->second != layout) {
+      demote(v, why);
+    }
+  }
+
+  const FragmentLayout *layoutOf(Value v) {
+    auto it = layouts.find(v);
+    return it == layouts.end() ? nullptr : &it->second;
+  }
+
+  /// Uses that no register layout can serve: element accesses outside
+  /// `parallel`, and anything that is not a tile op or an element access.
+  void demoteUnservedUses() {
+    for (Value f : fragments)
+      for (Operation *user : f.getUsers()) {
+        if (llvm::isa<memref::LoadOp, memref::StoreOp>(user)) {
+          if (!user->getParentOfType<ParallelOp>())
+            demote(f, "its elements are accessed outside parallel, by every "
+                      "thread");
+        } else if (!llvm::isa<CopyOp, FillOp, GemmOp, ReduceOp,
+                              AtomicAddOp>(user)) {
+          demote(f, "it is used by an op that needs it in memory");
+        }
+      }
+  }
+
+  /// One pass over the tile ops; returns whether a layout was set.
+  bool sweep() {
+    changed = false;
+    kernel.walk([&](Operation *op) {
+      if (auto gemm = llvm::dyn_cast<GemmOp>(op)) {
+        auto shape = gemm.getC().getType().getShape();
+        require(gemm.getC(),
+                FragmentLayout::simtAccumulator(shape[0], shape[1], threads),
+                "the gemm accumulator layout differs from its other uses");
+        demote(gemm.getA(), "gemm operands of the FMA path are read by "
+                            "every thread");
+        demote(gemm.getB(), "gemm operands of the FMA path are read by "
+                            "every thread");
+      } else if (auto reduce = llvm::dyn_cast<ReduceOp>(op)) {
+        if (const FragmentLayout *src = layoutOf(reduce.getSource())) {
+          SmallVector<int64_t> kept;
+          for (int64_t d = 0; d < src->rank; ++d)
+            if (d != reduce.getDim())
+              kept.push_back(d);
+          require(reduce.getDest(), src->project(kept),
+                  "the reduction result layout differs from its other uses");
+        }
+      } else if (auto copy = llvm::dyn_cast<CopyOp>(op)) {
+        Value src = copy.getSource(), dst = copy.getDest();
+        if (isFragment(src) && isFragment(dst)) {
+          if (const FragmentLayout *l = layoutOf(src))
+            require(dst, *l, "copied between fragments of different layouts");
+          else if (const FragmentLayout *l = layoutOf(dst))
+            require(src, *l, "copied between fragments of different layouts");
+        }
+      } else if (auto parallel = llvm::dyn_cast<ParallelOp>(op)) {
+        visitParallel(parallel);
+      }
+    });
+    return changed;
+  }
+
+  void visitParallel(ParallelOp op) {
+    ParallelPlan plan = planParallel(op);
+    Block &body = op.getBody().front();
+    const FragmentLayout *anchor =
+        plan.anchor ? layoutOf(plan.anchor) : nullptr;
+    op.walk([&](Operation *inner) {
+      Value m;
+      ValueRange indices;
+      bool isStore = false;
+      if (auto load = llvm::dyn_cast<memref::LoadOp>(inner)) {
+        m = load.getMemRef();
+        indices = load.getIndices();
+      } else if (auto store = llvm::dyn_cast<memref::StoreOp>(inner)) {
+        m = store.getMemRef();
+        indices = store.getIndices();
+        isStore = true;
+      } else {
+        return;
+      }
+      if (!isFragment(m))
+        return;
+      if (plan.kind != ParallelPlan::Owned)
+        return demote(m, plan.kind == ParallelPlan::Redundant
+                             ? "a parallel loop that writes a local tile "
+                               "reads it in every thread"
+                             : "a parallel loop that writes no fragment at "
+                               "its loop indices reads it");
+      auto dims = loopIndexDims(indices, body);
+      if (!dims)
+        return demote(m, "it is accessed at indices other than the parallel "
+                         "loop indices");
+      bool all = dims->size() == body.getNumArguments();
+      if (isStore && !all)
+        return demote(m, "it is written at a subset of the loop indices");
+      auto shape = llvm::cast<MemRefType>(m.getType()).getShape();
+      for (auto [pos, d] : llvm::enumerate(*dims))
+        if (shape[pos] != op.getShape()[d])
+          return demote(m, "its shape differs from the parallel loop's");
+      if (!anchor)
+        return; // decided once the anchor has a layout
+      require(m, all ? *anchor : anchor->project(*dims),
+              "parallel loops need it in another layout");
+    });
+  }
+
+  /// Gives the largest fragment without a layout a row-major one; false if
+  /// every fragment has a layout.
+  bool assignDefault() {
+    Value best;
+    int64_t bestSize = -1;
+    for (Value f : fragments) {
+      if (layouts.count(f))
+        continue;
+      int64_t size = llvm::cast<MemRefType>(f.getType()).getNumElements();
+      if (size > bestSize) {
+        best = f;
+        bestSize = size;
+      }
+    }
+    if (!best)
+      return false;
+    layouts.insert({best, FragmentLayout::rowMajor(
+                              llvm::cast<MemRefType>(best.getType()).getShape(),
+                              threads, /*vector=*/4)});
+    return true;
+  }
+};
+
+struct TileInferLayouts
+    : public tlc::tile::impl::TileInferLayoutsBase<TileInferLayouts> {
+  void runOnOperation() override {
+    getOperation().walk([&](func::FuncOp func) {
+      if (!func->hasAttr("tile.kernel"))
+        return;
+      int64_t threads = 128;
+      if (auto attr = func->getAttrOfType<IntegerAttr>("tile.threads"))
+        threads = attr.getInt();
+      LayoutInference(func, threads).run();
+    });
+  }
+};
+
+} // namespace
