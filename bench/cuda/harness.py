@@ -1,0 +1,1527 @@
+#!/usr/bin/env python3
+"""harness.py - Checks and times tlc's CUDA kernels against torch on a GPU.
+
+Run by `bench/cuda/e2e.sh run` on the GPU machine, after `e2e.sh prepare`
+wrote bench/cuda/gen-e2e/CFG/ (launch stubs with embedded device binaries)
+on the build machine and e2e.sh built each configuration into
+gen-e2e/CFG/libtlc_e2e_CFG.so.
+
+    python3 harness.py [--small] [--only REGEX] [--case REGEX] [--no-timing]
+                       [--budget SECONDS] [--gen DIR] [--out DIR]
+
+Every kernel is called through its C entry point `tlc_NAME` with ctypes
+(tlc_tensor views of torch CUDA tensors, torch's current stream). Each check
+draws fresh random inputs (seeded per check), poisons the outputs with NaN,
+launches, and compares with a torch reference in float64 (attention: torch
+SDPA in float32): max abs error, max error relative to max|ref|, and the
+relative L2 error ||out - ref|| / ||ref||, against tolerances for the output
+dtype. Unless --small/--no-timing, each check is timed with CUDA events
+(warm-up, L2 flushed before every repetition, median) against the vendor
+path in the same run (cuBLAS through torch.matmul, SDPA with the cuDNN and
+FlashAttention backends, torch softmax / rms_norm / gelu / sum), and the
+device copy bandwidth is measured for the memory-bound kernels.
+
+The configurations run in worker processes (one process for all, restarted
+after a configuration that crashes the CUDA context or hangs), so one bad
+kernel does not end the run. Every check prints PASS/FAIL; the exit status
+is 1 when any check failed or any configuration is missing. Results:
+OUT/results.md (tables, ptxas / cuobjdump resource usage, SASS mix),
+OUT/results.json.
+
+--small runs only small sizes, with references on the CPU and no timing
+(for `compute-sanitizer --tool memcheck`).
+
+Testing this harness without a GPU: `E2E_STUB_ONLY=1 e2e.sh prepare` (stubs
+without device code), build the libraries (e2e.sh run does), then
+`python3 harness.py --mock` with a CPU torch: every launch goes through the
+real stub's argument checks, which then fail to reach a driver, and the
+check computes the kernel's result with torch instead. TLC_E2E_MOCK_FAULT
+(wrong|flaky|crash|hang:REGEX) injects failures to exercise the reporting,
+the race check and the worker restarts.
+--check-abi compares the ctypes structures with the C layout in
+$TLC_ABI_LAYOUT (e2e.sh abi); --extract-binaries writes each stub's embedded
+binary to gen-e2e/CFG/NAME.bin (for cuobjdump). Both need no torch.
+"""
+import argparse
+import ctypes as ct
+import datetime
+import json
+import math
+import os
+import re
+import subprocess
+import sys
+import time
+import traceback
+import zlib
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+torch = None  # imported by init_torch(); --check-abi etc. need no torch
+F = None
+
+# --------------------------------------------------------------------------
+# The C ABI (include/tlc/Runtime/tlc_runtime.h, docs/abi.md)
+# --------------------------------------------------------------------------
+
+TLC_MAX_RANK = 8
+
+
+class TlcTensor(ct.Structure):
+    _fields_ = [("data", ct.c_void_p), ("dtype", ct.c_int32),
+                ("rank", ct.c_int32), ("shape", ct.c_int64 * TLC_MAX_RANK),
+                ("strides", ct.c_int64 * TLC_MAX_RANK)]
+
+
+class TlcLaunchOptions(ct.Structure):
+    _fields_ = [("num_threads", ct.c_int32), ("stream", ct.c_void_p)]
+
+
+def ctypes_layout():
+    """Offsets and sizes in the order e2e.sh's layout program prints them."""
+    return [TlcTensor.data.offset, TlcTensor.dtype.offset,
+            TlcTensor.rank.offset, TlcTensor.shape.offset,
+            TlcTensor.strides.offset, ct.sizeof(TlcTensor),
+            TlcLaunchOptions.num_threads.offset,
+            TlcLaunchOptions.stream.offset, ct.sizeof(TlcLaunchOptions)]
+
+
+LAYOUT_NAMES = ["tlc_tensor.data", "tlc_tensor.dtype", "tlc_tensor.rank",
+                "tlc_tensor.shape", "tlc_tensor.strides", "sizeof(tlc_tensor)",
+                "tlc_launch_options.num_threads", "tlc_launch_options.stream",
+                "sizeof(tlc_launch_options)"]
+
+DTYPE_CODES = {"f64": 0, "f32": 1, "f16": 2, "bf16": 3, "i64": 4, "i32": 5,
+               "i16": 6, "i8": 7, "u8": 8, "bool": 9}
+DTYPE_SIZES = {"f64": 8, "f32": 4, "f16": 2, "bf16": 2, "i64": 8, "i32": 4,
+               "i16": 2, "i8": 1, "u8": 1, "bool": 1}
+
+# C parameter types of scalar arguments (docs/abi.md) -> ctypes.
+SCALAR_CTYPES = {"float": ct.c_float, "double": ct.c_double,
+                 "int64_t": ct.c_int64, "int32_t": ct.c_int32,
+                 "int16_t": ct.c_int16, "int8_t": ct.c_int8,
+                 "uint8_t": ct.c_uint8, "bool": ct.c_bool}
+
+TLC_ERRORS = {0: "TLC_OK", -1: "TLC_ERR_INVALID_ARGUMENT",
+              -2: "TLC_ERR_ALIGNMENT", -3: "TLC_ERR_RUNTIME"}
+
+
+def check_abi():
+    text = os.environ.get("TLC_ABI_LAYOUT", "").split()
+    mine = ctypes_layout()
+    if len(text) != len(mine):
+        print("check-abi: TLC_ABI_LAYOUT must hold %d numbers (e2e.sh abi "
+              "sets it), got %r" % (len(mine), text))
+        return 1
+    bad = 0
+    for name, c, p in zip(LAYOUT_NAMES, [int(t) for t in text], mine):
+        ok = c == p
+        bad += not ok
+        print("  %-32s C %4d  ctypes %4d  %s" % (name, c, p,
+                                                "ok" if ok else "MISMATCH"))
+    print("ABI layout: %s" % ("ok" if not bad else "%d MISMATCHES" % bad))
+    return 1 if bad else 0
+
+
+# --------------------------------------------------------------------------
+# Generated files
+# --------------------------------------------------------------------------
+
+
+def read_kv(path):
+    d = {}
+    try:
+        with open(path) as f:
+            for line in f:
+                if "=" in line:
+                    k, v = line.rstrip("\n").split("=", 1)
+                    d[k.strip()] = v.strip()
+    except OSError:
+        pass
+    return d
+
+
+def read_text(path, limit=None):
+    try:
+        with open(path, errors="replace") as f:
+            return f.read() if limit is None else f.read(limit)
+    except OSError:
+        return ""
+
+
+def parse_header(path):
+    """The launch API of one kernel from its generated NAME.h."""
+    text = read_text(path)
+    info = {"path": path, "params": {}, "args": [], "argdoc": {},
+            "threads": None, "shared": None}
+    m = re.search(r"Generated by tlc: kernel (\w+) \(target (\w+)\)\. "
+                  r"Parameters: (.*?)\. (?:Fixed dimensions: (.*?)\. )?Do not",
+                  text)
+    if not m:
+        raise ValueError("%s: not a tlc-generated header" % path)
+    info["name"], info["target"] = m.group(1), m.group(2)
+    if m.group(3) != "none":
+        for kv in m.group(3).split(", "):
+            k, _, v = kv.partition("=")
+            info["params"][k] = v
+    flat = " ".join(l.lstrip("/ ").strip() for l in text.splitlines()
+                    if l.startswith("//"))
+    m = re.search(r"with (\d+) threads per block and (\d+) bytes of dynamic "
+                  r"shared memory", flat)
+    if m:
+        info["threads"], info["shared"] = int(m.group(1)), int(m.group(2))
+    # "/// A: bf16[M, K], B: bf16[K, N], C (out): bf16[M, N], eps: f32"
+    m = re.search(r"^/// (.*)\ntlc::Status ", text, re.M)
+    if m:
+        for part in re.findall(r"(\w+)(?: \((out|inout)\))?: (\w+)(\[[^\]]*\])?",
+                               m.group(1)):
+            info["argdoc"][part[0]] = {"mode": part[1] or "in",
+                                       "dtype": part[2], "dims": part[3]}
+    m = re.search(r"int tlc_%s\((.*?)\);" % re.escape(info["name"]), text, re.S)
+    if not m:
+        raise ValueError("%s: no C entry tlc_%s" % (path, info["name"]))
+    params = [re.sub(r"/\*.*?\*/", "", p).strip()
+              for p in m.group(1).split(",")]
+    tail = params[-3:]
+    if not (tail[0].startswith("const tlc_launch_options") and
+            tail[1].startswith("char") and tail[2].startswith("size_t")):
+        raise ValueError("%s: unexpected C entry tail %r" % (path, tail))
+    for p in params[:-3]:
+        m2 = re.match(r"(.*?)\s*(\w+)$", p)
+        ctype, name = m2.group(1).replace(" *", "*").strip(), m2.group(2)
+        if ctype.startswith("const tlc_tensor"):
+            info["args"].append(("tensor", name))
+        elif ctype in SCALAR_CTYPES:
+            info["args"].append((ctype, name))
+        else:
+            raise ValueError("%s: unknown C parameter type %r" % (path, p))
+    return info
+
+
+def extract_binary(cpp_path):
+    """(entry, bytes) embedded in a generated CUDA stub NAME.cpp."""
+    text = read_text(cpp_path)
+    m = re.search(r"// The device binary \(entry (\w+), (\d+) bytes\)\.\n"
+                  r"alignas\(\d+\) const unsigned char \w+\[\] = \{(.*?)\};",
+                  text, re.S)
+    if not m:
+        return None, b""
+    data = bytes(int(h, 16) for h in re.findall(r"0x([0-9a-fA-F]{2})",
+                                                 m.group(3)))
+    if len(data) != int(m.group(2)):
+        raise ValueError("%s: %d bytes parsed, %s declared"
+                         % (cpp_path, len(data), m.group(2)))
+    return m.group(1), data
+
+
+def kernel_headers(cfg_dir):
+    return sorted(p for p in (os.path.join(cfg_dir, f)
+                              for f in os.listdir(cfg_dir))
+                  if p.endswith(".h") and not p.endswith(".tlc.h"))
+
+
+def extract_binaries(gen):
+    for cfg in sorted(os.listdir(gen)):
+        d = os.path.join(gen, cfg)
+        if not os.path.isfile(os.path.join(d, "CONFIG")):
+            continue
+        for f in sorted(os.listdir(d)):
+            if not f.endswith(".cpp") or f.endswith(".tlc.cpp"):
+                continue
+            try:
+                entry, data = extract_binary(os.path.join(d, f))
+            except ValueError as e:
+                print("  %s: %s" % (cfg, e))
+                continue
+            if data:
+                out = os.path.join(d, f[:-4] + ".bin")
+                with open(out, "wb") as o:
+                    o.write(data)
+                print("  %s: %s -> %s (%d bytes)" % (cfg, entry,
+                                                    os.path.basename(out),
+                                                    len(data)))
+            else:
+                print("  %s: %s embeds no binary" % (cfg, f))
+    return 0
+
+
+def parse_ptxas(text):
+    """Per entry: regs, stack, spill stores/loads, static smem, barriers."""
+    out, cur = {}, None
+    for line in text.splitlines():
+        m = re.search(r"Compiling entry function '(\w+)'", line)
+        if m:
+            cur = out.setdefault(m.group(1), {})
+            continue
+        m = re.search(r"Function properties for (\w+)", line)
+        if m:
+            cur = out.setdefault(m.group(1), {})
+            continue
+        if cur is None:
+            continue
+        m = re.search(r"(\d+) bytes stack frame, (\d+) bytes spill stores, "
+                      r"(\d+) bytes spill loads", line)
+        if m:
+            cur.update(stack=int(m.group(1)), spill_st=int(m.group(2)),
+                       spill_ld=int(m.group(3)))
+        m = re.search(r"Used (\d+) registers", line)
+        if m:
+            cur["regs"] = int(m.group(1))
+            m2 = re.search(r"(\d+) bytes smem", line)
+            cur["smem"] = int(m2.group(1)) if m2 else 0
+            m2 = re.search(r"used (\d+) barriers", line)
+            if m2:
+                cur["barriers"] = int(m2.group(1))
+    return out
+
+
+def parse_res_usage(text):
+    """cuobjdump --dump-resource-usage: per function REG/STACK/SHARED/LOCAL."""
+    out = {}
+    for m in re.finditer(r"Function (\w+):\s*REG:(\d+) STACK:(\d+) "
+                         r"SHARED:(\d+) LOCAL:(\d+)", text):
+        out[m.group(1)] = {"regs": int(m.group(2)), "stack": int(m.group(3)),
+                           "smem": int(m.group(4)), "local": int(m.group(5))}
+    return out
+
+
+SASS_GROUPS = [("HGMMA", ("HGMMA",)), ("HMMA", ("HMMA",)),
+               ("FFMA", ("FFMA",)), ("MUFU", ("MUFU",)),
+               ("LDGSTS", ("LDGSTS",)), ("TMA", ("UTMALDG", "UBLKCP",
+                                                  "UTMASTG")),
+               ("LDG", ("LDG",)), ("STG", ("STG",)), ("LDSM", ("LDSM",)),
+               ("LDS", ("LDS",)), ("STS", ("STS",)), ("LDL/STL", ("LDL", "STL")),
+               ("BAR", ("BAR",)), ("RED/ATOM", ("RED", "ATOM", "ATOMG"))]
+
+
+def parse_sass(text):
+    """Instruction counts per function of a cuobjdump --dump-sass listing."""
+    out, cur = {}, None
+    for line in text.splitlines():
+        m = re.match(r"\s*Function : (\w+)", line)
+        if m:
+            cur = out.setdefault(m.group(1), {})
+            continue
+        m = re.match(r"\s*/\*[0-9a-f]{4,}\*/\s+(.*?);", line)
+        if not m or cur is None:
+            continue
+        toks = m.group(1).split()
+        if toks and toks[0].startswith("@"):
+            toks = toks[1:]
+        if not toks:
+            continue
+        op = toks[0].split(".")[0]
+        cur[op] = cur.get(op, 0) + 1
+    return out
+
+
+# --------------------------------------------------------------------------
+# Loading and launching kernels
+# --------------------------------------------------------------------------
+
+
+class LaunchError(RuntimeError):
+    pass
+
+
+class Kernel:
+    """The C entry tlc_NAME of one generated stub in a loaded library."""
+
+    def __init__(self, lib, info, mock=False):
+        self.info, self.name, self.mock = info, info["name"], mock
+        self.fn = getattr(lib, "tlc_" + self.name)
+        argtypes = []
+        for kind, _ in info["args"]:
+            argtypes.append(ct.POINTER(TlcTensor) if kind == "tensor"
+                            else SCALAR_CTYPES[kind])
+        self.fn.argtypes = argtypes + [ct.POINTER(TlcLaunchOptions),
+                                       ct.c_char_p, ct.c_size_t]
+        self.fn.restype = ct.c_int
+
+    def prepare(self, args, fake=None):
+        """A call with prebuilt ctypes arguments (cheap to repeat)."""
+        if len(args) != len(self.info["args"]):
+            raise LaunchError("%s takes %d arguments (%s), got %d" % (
+                self.name, len(self.info["args"]),
+                ", ".join(n for _, n in self.info["args"]), len(args)))
+        keep, argv = [], []
+        for (kind, name), a in zip(self.info["args"], args):
+            if kind == "tensor":
+                t = to_tlc(a)
+                keep.append(t)
+                argv.append(ct.byref(t))
+            else:
+                argv.append(SCALAR_CTYPES[kind](a))
+        stream = (torch.cuda.current_stream().cuda_stream
+                  if DEV == "cuda" else 0)
+        opts = TlcLaunchOptions(0, ct.c_void_p(stream or None))
+        err = ct.create_string_buffer(1024)
+        keep += [opts, err]
+        argv += [ct.byref(opts), err, ct.sizeof(err)]
+        return Call(self, argv, keep, err, fake)
+
+
+class Call:
+    def __init__(self, kernel, argv, keep, err, fake):
+        self.kernel, self.argv, self.keep, self.err = kernel, argv, keep, err
+        self.fake = fake
+
+    def __call__(self):
+        rc = self.kernel.fn(*self.argv)
+        if rc != 0:
+            msg = self.err.value.decode(errors="replace")
+            if (self.kernel.mock and rc == -3 and self.fake is not None and
+                    ("libcuda" in msg or "binary not available" in msg)):
+                self.fake()  # --mock: the stub checked the arguments
+                return
+            raise LaunchError("tlc_%s returned %d (%s): %s" % (
+                self.kernel.name, rc, TLC_ERRORS.get(rc, "?"), msg))
+
+
+def to_tlc(t):
+    code = TORCH_CODES.get(t.dtype)
+    if code is None:
+        raise LaunchError("no tlc dtype for %s" % t.dtype)
+    if t.dim() > TLC_MAX_RANK:
+        raise LaunchError("rank %d > %d" % (t.dim(), TLC_MAX_RANK))
+    s = TlcTensor()
+    s.data = t.data_ptr() or None
+    s.dtype = code
+    s.rank = t.dim()
+    for i in range(t.dim()):
+        s.shape[i] = t.shape[i]
+        s.strides[i] = t.stride(i)  # torch strides count elements
+    return s
+
+
+# --------------------------------------------------------------------------
+# torch setup, inputs, comparison, timing
+# --------------------------------------------------------------------------
+
+DEV = "cuda"
+REF_DEV = "cuda"  # the CPU with --small: no torch GPU kernels under memcheck
+TORCH_CODES = {}
+TORCH_DTYPES = {}
+
+
+def init_torch(mock, cpu_ref=False):
+    global torch, F, DEV, REF_DEV
+    import torch as _torch
+    import torch.nn.functional as _F
+    torch, F = _torch, _F
+    DEV = "cpu" if mock else "cuda"
+    REF_DEV = "cpu" if (mock or cpu_ref) else "cuda"
+    TORCH_DTYPES.update({"f64": torch.float64, "f32": torch.float32,
+                         "f16": torch.float16, "bf16": torch.bfloat16,
+                         "i64": torch.int64, "i32": torch.int32,
+                         "i16": torch.int16, "i8": torch.int8,
+                         "u8": torch.uint8, "bool": torch.bool})
+    TORCH_CODES.update({v: DTYPE_CODES[k] for k, v in TORCH_DTYPES.items()})
+    if not mock:
+        if not torch.cuda.is_available():
+            raise RuntimeError("torch sees no CUDA device")
+        torch.cuda.init()
+        torch.zeros(1, device="cuda")  # primary context current on this thread
+        # fp32 is fp32: no TF32 in the references or in the vendor baseline.
+        torch.backends.cuda.matmul.allow_tf32 = False
+        torch.backends.cudnn.allow_tf32 = False
+
+
+def sync():
+    if DEV == "cuda":
+        torch.cuda.synchronize()
+
+
+class Ctx:
+    def __init__(self, args):
+        self.args = args
+        self.mock = args.mock
+        self.seed = args.seed
+        self.flush_buf = None
+        self.deadline = args.deadline or float("inf")
+        self.copy_gbs = None
+
+    def gen(self, label):
+        g = torch.Generator(device=DEV)
+        g.manual_seed(self.seed + zlib.crc32(label.encode()))
+        return g
+
+    def rand(self, g, shape, dtype, pad=0, scale=1.0):
+        """Random normal values of `dtype`; pad > 0: a view of the first
+        shape[-1] columns of a wider buffer (outer strides != shape)."""
+        full = list(shape[:-1]) + [shape[-1] + pad]
+        x = torch.randn(full, generator=g, device=DEV, dtype=torch.float32)
+        if scale != 1.0:
+            x.mul_(scale)
+        x = x.to(TORCH_DTYPES[dtype])
+        return x[..., :shape[-1]] if pad else x
+
+    def empty(self, shape, dtype, pad=0):
+        full = list(shape[:-1]) + [shape[-1] + pad]
+        x = torch.empty(full, device=DEV, dtype=TORCH_DTYPES[dtype])
+        return x[..., :shape[-1]] if pad else x
+
+    def flush_l2(self):
+        if DEV != "cuda":
+            return
+        if self.flush_buf is None:  # 256 MiB, > 4x the H200's 60 MB L2
+            self.flush_buf = torch.empty(64 << 20, dtype=torch.int32,
+                                         device="cuda")
+        self.flush_buf.zero_()
+
+    def bench(self, fn, flush=True, target_s=0.3, max_reps=50):
+        """Median time of fn() in ms (CUDA events; L2 flushed before each
+        repetition, which also keeps the GPU ahead of the host)."""
+        fn()
+        sync()
+        t0 = time.perf_counter()
+        fn()
+        sync()
+        est = time.perf_counter() - t0
+        if est > 1.0:
+            reps, warm = 1, 0
+        else:
+            reps = int(max(3, min(max_reps, target_s / max(est, 1e-5))))
+            warm = int(min(10, 0.05 / max(est, 1e-5)))
+        for _ in range(warm):
+            fn()
+        times = []
+        if DEV == "cuda":
+            ev = [(torch.cuda.Event(enable_timing=True),
+                   torch.cuda.Event(enable_timing=True)) for _ in range(reps)]
+            for s, e in ev:
+                if flush:
+                    self.flush_l2()
+                s.record()
+                fn()
+                e.record()
+            torch.cuda.synchronize()
+            times = sorted(s.elapsed_time(e) for s, e in ev)
+        else:
+            for _ in range(reps):
+                t0 = time.perf_counter()
+                fn()
+                times.append((time.perf_counter() - t0) * 1e3)
+            times.sort()
+        n = len(times)
+        med = times[n // 2] if n % 2 else 0.5 * (times[n // 2 - 1] +
+                                                   times[n // 2])
+        return {"ms": med, "min_ms": times[0], "max_ms": times[-1],
+                "reps": n}
+
+
+def compare(out, ref):
+    """Errors of out against ref (both converted to float64)."""
+    r = ref.detach().to(torch.float64)
+    o = out.detach().to(device=r.device, dtype=torch.float64)
+    if o.shape != r.shape:
+        raise ValueError("shape %s vs reference %s" % (tuple(o.shape),
+                                                      tuple(r.shape)))
+    finite = torch.isfinite(o)
+    nonfinite = int((~finite).sum().item())
+    diff = torch.where(finite, o - r, torch.zeros_like(o))
+    max_abs = float(diff.abs().max().item()) if o.numel() else 0.0
+    scale = float(r.abs().max().item()) if r.numel() else 0.0
+    rnorm = float(torch.linalg.vector_norm(r).item()) if r.numel() else 0.0
+    dnorm = float(torch.linalg.vector_norm(diff).item()) if r.numel() else 0.0
+    res = {"max_abs": max_abs,
+           "max_rel": max_abs / scale if scale > 0 else max_abs,
+           "rel_l2": dnorm / rnorm if rnorm > 0 else dnorm,
+           "nonfinite": nonfinite}
+    return res  # errors over the finite elements; nonfinite counts the rest
+
+
+# (rel_l2, max_rel) tolerances by output dtype. f32 gemm accumulates up to
+# 8192 products: looser than elementwise f32, still far below TF32 (~3e-4).
+TOLERANCES = {"f32": (1e-5, 1e-4), "f16": (5e-3, 1e-2), "bf16": (1e-2, 2e-2),
+              "f64": (1e-12, 1e-11)}
+GEMM_F32_TOL = (5e-5, 5e-4)
+
+
+def tol_for(dtype, kind=None):
+    if kind == "gemm" and dtype == "f32":
+        return GEMM_F32_TOL
+    return TOLERANCES[dtype]
+
+
+# --------------------------------------------------------------------------
+# Checks: one builder per example; each returns a Case per size.
+# --------------------------------------------------------------------------
+
+
+class Case:
+    """One check. build(ctx, g) returns a dict:
+    args: the kernel's arguments (tensors / scalars), in order;
+    outputs: [(name, tensor)] compared with ref() (same order);
+    reset: poisons outputs / restores inout values before the checked launch;
+    ref: () -> [reference tensors]; fake: what the kernel computes (--mock);
+    vendors: {name: () -> output like outputs[0]}; flops, bytes; tol."""
+
+    def __init__(self, kernel, label, small, build, kind):
+        self.kernel, self.label, self.small = kernel, label, small
+        self.build, self.kind = build, kind
+
+
+def R(t):
+    """t in float64 where references are computed (REF_DEV)."""
+    return t.detach().to(device=REF_DEV, dtype=torch.float64)
+
+
+def RD(t):
+    return t.detach().to(device=REF_DEV)
+
+
+def nan_(*ts):
+    def f():
+        for t in ts:
+            t.fill_(float("nan"))
+    return f
+
+
+def gemm_cases(cfg, heads):
+    T = heads["gemm"]["argdoc"]["A"]["dtype"]
+    sizes = [((77, 133, 61), 0, True), ((16, 64, 40), 0, True),
+             ((130, 257, 129), 3, True), ((1, 1, 1), 0, True),
+             ((1000, 1000, 1000), 0, False), ((4096, 4096, 4096), 0, False),
+             ((8192, 8192, 8192), 0, False), ((16, 8192, 8192), 0, False)]
+    cases = []
+    for (M, N, K), pad, small in sizes:
+        def build(ctx, g, M=M, N=N, K=K, pad=pad):
+            A = ctx.rand(g, (M, K), T, pad)
+            B = ctx.rand(g, (K, N), T, pad)
+            C = ctx.empty((M, N), T, pad)
+            def ref():
+                return [R(A) @ R(B)]
+            def fake():
+                C.copy_((A.float() @ B.float()).to(C.dtype))
+            return dict(args=[A, B, C], outputs=[("C", C)], reset=nan_(C),
+                        ref=ref, fake=fake,
+                        vendors={"cuBLAS": lambda: torch.matmul(A, B)},
+                        flops=2.0 * M * N * K,
+                        bytes=DTYPE_SIZES[T] * (M * K + K * N + M * N),
+                        tol=tol_for(T, "gemm"))
+        label = "gemm %s %dx%dx%d%s" % (T, M, N, K,
+                                        " strided(+%d)" % pad if pad else "")
+        cases.append(Case("gemm", label, small, build, "gemm"))
+    return cases
+
+
+def rowwise_sizes():
+    # (M, N), pad, small
+    return [((77, 300), 0, True), ((5, 129), 0, True), ((64, 128), 0, True),
+            ((33, 200), 5, True), ((1000, 3000), 0, False),
+            ((4096, 4096), 0, False), ((8192, 8192), 0, False)]
+
+
+def softmax_cases(cfg, heads):
+    T = heads["softmax"]["argdoc"]["X"]["dtype"]
+    cases = []
+    for (M, N), pad, small in rowwise_sizes():
+        def build(ctx, g, M=M, N=N, pad=pad):
+            X = ctx.rand(g, (M, N), T, pad, scale=2.0)
+            Y = ctx.empty((M, N), T, pad)
+            def fake():
+                Y.copy_(torch.softmax(X.float(), -1).to(Y.dtype))
+            return dict(args=[X, Y], outputs=[("Y", Y)], reset=nan_(Y),
+                        ref=lambda: [torch.softmax(R(X), -1)],
+                        fake=fake,
+                        vendors={"torch.softmax":
+                                 lambda: torch.softmax(X, -1)},
+                        flops=None, bytes=2.0 * M * N * DTYPE_SIZES[T],
+                        tol=tol_for(T))
+        label = "softmax %s %dx%d%s" % (T, M, N,
+                                        " strided(+%d)" % pad if pad else "")
+        cases.append(Case("softmax", label, small, build, "memory"))
+    return cases
+
+
+def rmsnorm_cases(cfg, heads):
+    T = heads["rmsnorm"]["argdoc"]["X"]["dtype"]
+    eps = 1e-6
+    cases = []
+    for (M, N), pad, small in rowwise_sizes():
+        def build(ctx, g, M=M, N=N, pad=pad):
+            X = ctx.rand(g, (M, N), T, pad)
+            W = ctx.rand(g, (N,), T)
+            Y = ctx.empty((M, N), T, pad)
+            def ref_in(x, w):
+                return x * torch.rsqrt((x * x).mean(-1, keepdim=True) +
+                                       eps) * w
+            def fake():
+                Y.copy_(ref_in(X.float(), W.float()).to(Y.dtype))
+            vendors = {}
+            if hasattr(F, "rms_norm"):
+                vendors["F.rms_norm"] = lambda: F.rms_norm(X, (N,), W, eps)
+            vendors["torch eager"] = lambda: ref_in(X, W)
+            return dict(args=[X, W, Y, eps], outputs=[("Y", Y)],
+                        reset=nan_(Y),
+                        ref=lambda: [ref_in(R(X), R(W))],
+                        fake=fake, vendors=vendors, flops=None,
+                        bytes=(2.0 * M * N + N) * DTYPE_SIZES[T],
+                        tol=tol_for(T))
+        label = "rmsnorm %s %dx%d%s" % (T, M, N,
+                                        " strided(+%d)" % pad if pad else "")
+        cases.append(Case("rmsnorm", label, small, build, "memory"))
+    return cases
+
+
+def elementwise_cases(cfg, heads):
+    T = heads["bias_gelu"]["argdoc"]["X"]["dtype"]
+    sizes = [((77, 300), 0, True), ((3, 5), 0, True), ((65, 257), 7, True),
+             ((3001, 5003), 0, False), ((8192, 8192), 0, False)]
+    cases = []
+    for (M, N), pad, small in sizes:
+        def build(ctx, g, M=M, N=N, pad=pad):
+            X = ctx.rand(g, (M, N), T, pad, scale=2.0)
+            Bias = ctx.rand(g, (N,), T)
+            Y = ctx.empty((M, N), T, pad)
+            def gelu(x):
+                return 0.5 * x * (1.0 + torch.erf(x * 0.7071067811865476))
+            def fake():
+                Y.copy_(gelu(X.float() + Bias.float()).to(Y.dtype))
+            return dict(args=[X, Bias, Y], outputs=[("Y", Y)], reset=nan_(Y),
+                        ref=lambda: [gelu(R(X) + R(Bias))],
+                        fake=fake,
+                        vendors={"F.gelu(x+b)": lambda: F.gelu(X + Bias)},
+                        flops=None,
+                        bytes=(2.0 * M * N + N) * DTYPE_SIZES[T],
+                        tol=tol_for(T))
+        label = "bias_gelu %s %dx%d%s" % (T, M, N,
+                                          " strided(+%d)" % pad if pad else "")
+        cases.append(Case("bias_gelu", label, small, build, "memory"))
+    return cases
+
+
+def colsum_cases(cfg, heads):
+    T = heads["colsum"]["argdoc"]["X"]["dtype"]
+    sizes = [((65, 130), 0, True), ((3, 5), 0, True), ((200, 129), 3, True),
+             ((1001, 777), 0, False), ((4096, 4096), 0, False),
+             ((16384, 8192), 0, False)]
+    cases = []
+    for (M, N), pad, small in sizes:
+        def build(ctx, g, M=M, N=N, pad=pad):
+            X = ctx.rand(g, (M, N), T, pad)
+            Out = ctx.empty((N,), "f32")
+            def fake():
+                Out.copy_(X.float().sum(0))
+            return dict(args=[X, Out], outputs=[("Out", Out)],
+                        reset=nan_(Out), ref=lambda: [R(X).sum(0)],
+                        fake=fake,
+                        vendors={"torch.sum": lambda: X.sum(
+                            0, dtype=torch.float32)},
+                        flops=None, bytes=M * N * DTYPE_SIZES[T] + 4.0 * N,
+                        tol=tol_for("f32"))
+        def build_split(ctx, g, M=M, N=N, pad=pad):
+            X = ctx.rand(g, (M, N), T, pad)
+            init = ctx.rand(g, (N,), "f32")
+            Out = init.clone()
+            def reset():
+                Out.copy_(init)
+            def fake():
+                Out.add_(X.float().sum(0))
+            return dict(args=[X, Out], outputs=[("Out", Out)], reset=reset,
+                        ref=lambda: [R(init) + R(X).sum(0)],
+                        fake=fake,
+                        vendors={"Out += torch.sum": lambda: Out.add_(
+                            X.sum(0, dtype=torch.float32))},
+                        flops=None, bytes=M * N * DTYPE_SIZES[T] + 8.0 * N,
+                        tol=tol_for("f32"), vendor_no_error=True,
+                        deterministic=False)  # atomic adds
+        sfx = " strided(+%d)" % pad if pad else ""
+        cases.append(Case("colsum", "colsum %s %dx%d%s" % (T, M, N, sfx),
+                          small, build, "memory"))
+        cases.append(Case("colsum_split", "colsum_split %s %dx%d%s"
+                          % (T, M, N, sfx), small, build_split, "memory"))
+    return cases
+
+
+def attention_ref(q, k, v, causal):
+    """Reference attention: torch SDPA in float32, or by hand in float64
+    where torch has no SDPA (--mock on an old torch)."""
+    if hasattr(F, "scaled_dot_product_attention"):
+        return F.scaled_dot_product_attention(q.float(), k.float(), v.float(),
+                                              is_causal=causal)
+    q, k, v = q.double(), k.double(), v.double()
+    s = q @ k.transpose(-1, -2) / math.sqrt(q.shape[-1])
+    if causal:
+        S = q.shape[-2]
+        mask = torch.ones(S, S, dtype=torch.bool, device=q.device).triu(1)
+        s = s.masked_fill(mask, float("-inf"))
+    return torch.softmax(s, -1) @ v
+
+
+def sdpa_vendors(Q, K, V, causal):
+    vendors = {}
+    if not hasattr(F, "scaled_dot_product_attention"):
+        return vendors
+    try:
+        from torch.nn.attention import SDPBackend, sdpa_kernel
+    except ImportError:
+        return {"SDPA": lambda: F.scaled_dot_product_attention(
+            Q, K, V, is_causal=causal)}
+    for name, backend in (("SDPA cuDNN", "CUDNN_ATTENTION"),
+                          ("SDPA flash", "FLASH_ATTENTION")):
+        be = getattr(SDPBackend, backend, None)
+        if be is None:
+            continue
+        def f(be=be):
+            with sdpa_kernel([be]):
+                return F.scaled_dot_product_attention(Q, K, V,
+                                                      is_causal=causal)
+        vendors[name] = f
+    return vendors
+
+
+def attention_cases(cfg, heads):
+    h = heads["flash_attn_fwd"]
+    T = h["argdoc"]["Q"]["dtype"]
+    D = int(h["params"].get("D", "128"))
+    causal = h["params"].get("Causal", "false") == "true"
+    sizes = [((1, 2, 77), True), ((2, 3, 300), True), ((1, 1, 128), True),
+             ((2, 8, 1000), False), ((4, 16, 4096), False)]
+    if T == "bf16":  # the shapes of shared/PERF.md's bar
+        sizes.append(((8, 16, 4096), False) if D == 128 else
+                     ((16, 16, 2048), False))
+    cases = []
+    for (B, H, S), small in sizes:
+        def build(ctx, g, B=B, H=H, S=S):
+            Q = ctx.rand(g, (B, H, S, D), T)
+            K = ctx.rand(g, (B, H, S, D), T)
+            V = ctx.rand(g, (B, H, S, D), T)
+            O = ctx.empty((B, H, S, D), T)
+            def fake():
+                O.copy_(attention_ref(Q, K, V, causal).to(O.dtype))
+            flops = 4.0 * B * H * S * S * D * (0.5 if causal else 1.0)
+            return dict(args=[Q, K, V, O], outputs=[("O", O)], reset=nan_(O),
+                        ref=lambda: [attention_ref(RD(Q), RD(K), RD(V),
+                                                 causal)],
+                        fake=fake, vendors=sdpa_vendors(Q, K, V, causal),
+                        flops=flops, bytes=4.0 * B * H * S * D *
+                        DTYPE_SIZES[T], tol=tol_for(T))
+        label = "flash_attn %s D=%d%s B=%d H=%d S=%d" % (
+            T, D, " causal" if causal else "", B, H, S)
+        cases.append(Case("flash_attn_fwd", label, small, build, "attention"))
+    return cases
+
+
+CASES_BY_EXAMPLE = {"gemm.tl": gemm_cases, "softmax.tl": softmax_cases,
+                    "rmsnorm.tl": rmsnorm_cases,
+                    "elementwise.tl": elementwise_cases,
+                    "colsum.tl": colsum_cases,
+                    "flash_attention.tl": attention_cases}
+
+
+# --------------------------------------------------------------------------
+# Worker: runs configurations in this process, one JSON record per event
+# --------------------------------------------------------------------------
+
+
+class Recorder:
+    def __init__(self, path):
+        self.f = open(path, "a") if path else None
+
+    def __call__(self, rec):
+        rec.setdefault("t", time.time())
+        if self.f:
+            self.f.write(json.dumps(rec) + "\n")
+            self.f.flush()
+
+
+def fmt_err(e):
+    return "%.2e" % e if e is not None and math.isfinite(e) else str(e)
+
+
+def cuda_healthy():
+    if DEV != "cuda":
+        return True
+    try:
+        torch.cuda.synchronize()
+        return torch.ones(1, device="cuda").add_(1).item() == 2.0
+    except Exception:
+        return False
+
+
+def env_record(ctx):
+    rec = {"type": "env", "torch": torch.__version__, "device": DEV}
+    if DEV == "cuda":
+        p = torch.cuda.get_device_properties(0)
+        rec.update(gpu=p.name, sms=p.multi_processor_count,
+                   mem_gb=round(p.total_memory / 2**30, 1),
+                   cuda=torch.version.cuda,
+                   capability="%d.%d" % (p.major, p.minor))
+        try:
+            rec["nvidia_smi"] = subprocess.run(
+                ["nvidia-smi", "--query-gpu=name,driver_version,clocks.sm,"
+                 "clocks.max.sm,clocks.mem,power.limit", "--format=csv,"
+                 "noheader"], capture_output=True, text=True,
+                timeout=20).stdout.strip()
+        except Exception as e:  # noqa: BLE001
+            rec["nvidia_smi"] = "n/a (%s)" % e
+    return rec
+
+
+def measure_copy(ctx):
+    """Device-to-device copy bandwidth (bytes read + written)."""
+    n = (1 << 28) if DEV == "cuda" else (1 << 20)  # 1 GiB of f32
+    src = torch.empty(n, dtype=torch.float32, device=DEV).uniform_()
+    dst = torch.empty_like(src)
+    r = ctx.bench(lambda: dst.copy_(src), flush=False, target_s=0.2)
+    return 2.0 * n * 4 / (r["ms"] * 1e-3) / 1e9
+
+
+def run_case(ctx, kernel, case, timing, rec, cfg):
+    base = {"type": "check", "config": cfg, "kernel": case.kernel,
+            "check": case.label, "kind": case.kind, "small": case.small}
+    g = ctx.gen(case.label)
+    d = case.build(ctx, g)
+    call = kernel.prepare(d["args"], fake=d["fake"])
+    d["reset"]()
+    sync()
+    call()
+    sync()
+    if ctx.mock and os.environ.get("TLC_E2E_MOCK_FAULT"):
+        mock_fault(os.environ["TLC_E2E_MOCK_FAULT"], case.label, d)
+    refs = d["ref"]()
+    errs = None
+    for (name, out), ref in zip(d["outputs"], refs):
+        e = compare(out, ref)
+        if errs is None or e["rel_l2"] > errs["rel_l2"]:
+            errs = dict(e, output=name)
+    tol = d["tol"]
+    ok = (errs["nonfinite"] == 0 and errs["rel_l2"] <= tol[0] and
+          errs["max_rel"] <= tol[1])
+    # A second launch on the same inputs must give the same bits (unless the
+    # kernel adds with atomics): a difference means a race.
+    rerun_diff = None
+    if d.get("deterministic", True):
+        first = [out.clone() for _, out in d["outputs"]]
+        d["reset"]()
+        call()
+        sync()
+        for a, (_, b) in zip(first, d["outputs"]):
+            if not torch.equal(torch.nan_to_num(a), torch.nan_to_num(b)):
+                diff = float((a.double() - b.double()).abs().nan_to_num(
+                    float("inf")).max().item())
+                rerun_diff = max(rerun_diff or 0.0, diff)
+        del first
+    r = dict(base, status="PASS" if ok and rerun_diff is None else "FAIL",
+             tol=list(tol), **errs)
+    if rerun_diff is not None:
+        r["rerun_diff"] = rerun_diff
+    if r["status"] != "PASS":
+        ok = False
+        why = []
+        if rerun_diff is not None:
+            why.append("two launches on the same inputs differ (max %s): a "
+                       "race?" % fmt_err(rerun_diff))
+        if errs["nonfinite"]:
+            why.append("%d non-finite elements in %s (NaN poison: unwritten?)"
+                       % (errs["nonfinite"], errs["output"]))
+        if errs["rel_l2"] > tol[0]:
+            why.append("rel L2 %s > %.0e" % (fmt_err(errs["rel_l2"]), tol[0]))
+        if errs["max_rel"] > tol[1]:
+            why.append("max rel %s > %.0e" % (fmt_err(errs["max_rel"]),
+                                             tol[1]))
+        r["message"] = "; ".join(why)
+    r["flops"], r["bytes"] = d.get("flops"), d.get("bytes")
+    line = "  %-4s %-44s max_abs %-9s max_rel %-9s rel_l2 %-9s" % (
+        r["status"], case.label, fmt_err(errs["max_abs"]),
+        fmt_err(errs["max_rel"]), fmt_err(errs["rel_l2"]))
+    if timing and case.small and not ctx.mock:
+        pass  # small sizes check correctness (ragged edges) only
+    elif timing and not ok:
+        r["timing_skipped"] = "check failed"
+    elif timing and time.time() < ctx.deadline:
+        rec({"type": "progress", "config": cfg, "case": case.label,
+             "what": "timing " + case.label})
+        t = ctx.bench(call)
+        r["tlc_ms"], r["tlc_reps"] = t["ms"], t["reps"]
+        r["tlc_min_ms"], r["tlc_max_ms"] = t["min_ms"], t["max_ms"]
+        vend = []
+        for vname, vfn in d["vendors"].items():
+            v = {"name": vname}
+            try:
+                vout = vfn()
+                sync()
+                if not d.get("vendor_no_error"):
+                    v["rel_l2"] = compare(vout, refs[0])["rel_l2"]
+                del vout
+                tv = ctx.bench(vfn)
+                v["ms"], v["reps"] = tv["ms"], tv["reps"]
+            except Exception as e:  # noqa: BLE001 (vendor n/a: report it)
+                v["error"] = str(e).splitlines()[0][:200]
+            vend.append(v)
+        r["vendors"] = vend
+        line += " | tlc %.4g ms%s" % (t["ms"], perf_text(r, t["ms"], ctx))
+        best = best_vendor(r)
+        if best:
+            line += " | %s %.4g ms%s | %.2fx" % (
+                best["name"], best["ms"], perf_text(r, best["ms"], ctx),
+                best["ms"] / t["ms"])
+    elif timing:
+        r["timing_skipped"] = "time budget"
+        line += " | timing skipped (time budget)"
+    if not ok:
+        line += "\n       " + r["message"]
+    print(line, flush=True)
+    rec(r)
+    del d, call, refs
+
+
+def mock_fault(spec, label, d):
+    """--mock only, for testing this harness: TLC_E2E_MOCK_FAULT=KIND:REGEX
+    makes the checks matching REGEX leave an element unwritten (wrong),
+    change one element slightly in the first launch only (flaky), kill the
+    worker (crash) or never return (hang)."""
+    kind, _, rx = spec.partition(":")
+    if not re.search(rx, label):
+        return
+    if kind == "wrong":
+        out = d["outputs"][0][1]
+        out[(-1,) * out.dim()] = float("nan")
+    elif kind == "flaky":  # differs slightly from the second launch
+        out = d["outputs"][0][1]
+        out[(-1,) * out.dim()] *= 1.0 + 1e-6
+    elif kind == "crash":
+        os._exit(3)
+    elif kind == "hang":
+        time.sleep(1e6)
+
+
+def best_vendor(r):
+    vs = [v for v in r.get("vendors", []) if v.get("ms")]
+    return min(vs, key=lambda v: v["ms"]) if vs else None
+
+
+def perf_text(r, ms, ctx):
+    s = ""
+    if r.get("flops"):
+        s += " %.1f TFLOP/s" % (r["flops"] / (ms * 1e-3) / 1e12)
+    if r.get("bytes") and (not r.get("flops") or r["kind"] == "gemm"):
+        gbs = r["bytes"] / (ms * 1e-3) / 1e9
+        s += " %.0f GB/s" % gbs
+        if ctx is not None and ctx.copy_gbs and r["kind"] != "attention":
+            s += " (%.0f%% copy)" % (100.0 * gbs / ctx.copy_gbs)
+    return s
+
+
+def load_config(gen, cfg, mock):
+    d = os.path.join(gen, cfg)
+    conf = read_kv(os.path.join(d, "CONFIG"))
+    lib_path = os.path.join(d, "libtlc_e2e_%s.so" % cfg)
+    lib = ct.CDLL(lib_path, mode=getattr(os, "RTLD_LOCAL", 0) |
+                  getattr(os, "RTLD_NOW", 2))
+    heads, kernels = {}, {}
+    for h in kernel_headers(d):
+        info = parse_header(h)
+        heads[info["name"]] = info
+        kernels[info["name"]] = Kernel(lib, info, mock=mock)
+    return conf, heads, kernels
+
+
+def die_with_parent():
+    """A worker must not outlive the parent (e2e.sh's timeout kills the
+    parent): PR_SET_PDEATHSIG = SIGKILL."""
+    try:
+        import signal
+        ct.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL), 0, 0, 0)
+    except Exception:  # noqa: BLE001 (not Linux: nothing to do)
+        pass
+
+
+def worker(args):
+    die_with_parent()
+    rec = Recorder(args.jsonl)
+    try:
+        init_torch(args.mock, cpu_ref=args.small)
+    except Exception as e:  # noqa: BLE001
+        rec({"type": "fatal", "message": "torch: %s" % e})
+        print("harness: cannot initialize torch/CUDA: %s" % e)
+        return 2
+    ctx = Ctx(args)
+    rec(env_record(ctx))
+    timing = not (args.no_timing or args.small)
+    if timing and args.copy_gbs:
+        ctx.copy_gbs = args.copy_gbs  # measured by an earlier worker
+    elif timing:
+        try:
+            ctx.copy_gbs = measure_copy(ctx)
+            rec({"type": "copy", "gbs": ctx.copy_gbs})
+            print("device copy bandwidth: %.0f GB/s (read + write)"
+                  % ctx.copy_gbs)
+        except Exception as e:  # noqa: BLE001
+            print("copy bandwidth: %s" % e)
+    case_re = re.compile(args.case) if args.case else None
+    # After a crash the parent restarts us at the same configuration, past
+    # the check that crashed (--resume-after LABEL).
+    skipping = bool(args.resume_after)
+    for cfg in args.configs.split(","):
+        rec({"type": "start", "config": cfg})
+        print("== %s" % cfg, flush=True)
+        try:
+            conf, heads, kernels = load_config(args.gen, cfg, args.mock)
+            example = os.path.basename(conf.get("example", ""))
+            builder = CASES_BY_EXAMPLE.get(example)
+            if builder is None:
+                raise RuntimeError("no checks for example %r" % example)
+            cases = builder(cfg, heads)
+        except Exception as e:  # noqa: BLE001
+            msg = "%s: %s" % (type(e).__name__, e)
+            print("  FAIL %s: %s" % (cfg, msg))
+            rec({"type": "check", "config": cfg, "kernel": "-",
+                 "check": cfg + " (load)", "status": "FAIL", "message": msg})
+            rec({"type": "done", "config": cfg})
+            continue
+        for case in cases:
+            if skipping:
+                skipping = case.label != args.resume_after
+                continue
+            if (args.small or args.mock) and not case.small:
+                continue  # --mock runs on the CPU: small sizes only
+            if case_re and not case_re.search(case.label):
+                continue
+            base = {"type": "check", "config": cfg, "kernel": case.kernel,
+                    "check": case.label, "kind": case.kind,
+                    "small": case.small}
+            if time.time() > ctx.deadline + args.grace and not case.small:
+                print("  SKIP %s (time budget)" % case.label)
+                rec(dict(base, status="SKIP", message="time budget"))
+                continue
+            rec({"type": "progress", "config": cfg, "case": case.label,
+                 "what": case.label})
+            kernel = kernels.get(case.kernel)
+            if kernel is None:
+                print("  FAIL %s: no kernel %s in %s" % (case.label,
+                                                         case.kernel, cfg))
+                rec(dict(base, status="FAIL", message="no kernel %s"
+                         % case.kernel))
+                continue
+            try:
+                run_case(ctx, kernel, case, timing, rec, cfg)
+            except Exception as e:  # noqa: BLE001
+                msg = "%s: %s" % (type(e).__name__, str(e).strip())
+                print("  FAIL %s: %s" % (case.label, msg))
+                if args.verbose:
+                    traceback.print_exc()
+                rec(dict(base, status="FAIL", message=msg[:2000]))
+                if not cuda_healthy():
+                    print("  CUDA context is broken; restarting the worker "
+                          "after %s" % cfg, flush=True)
+                    rec({"type": "crashed", "config": cfg,
+                         "message": "CUDA context broken after " + case.label})
+                    sys.stdout.flush()
+                    os._exit(3)
+            if DEV == "cuda":
+                torch.cuda.empty_cache()
+        skipping = False  # --resume-after applies to the first one only
+        rec({"type": "done", "config": cfg})
+    return 0
+
+
+# --------------------------------------------------------------------------
+# Parent: discovers configurations, runs workers, writes the report
+# --------------------------------------------------------------------------
+
+
+def discover(gen):
+    """[(name, status, detail)] in prepare's order."""
+    out = []
+    for line in read_text(os.path.join(gen, "CONFIGS")).splitlines():
+        parts = line.split(None, 2)
+        if len(parts) < 2:
+            continue
+        name, status = parts[0], parts[1]
+        d = os.path.join(gen, name)
+        if status != "ok":
+            out.append((name, "MISSING", "tlc failed to compile it "
+                        "(gen-e2e/FAILED.txt)"))
+        elif os.path.exists(os.path.join(d, "BUILD_FAILED")):
+            log = read_text(os.path.join(d, "build.log"), 2000).strip()
+            out.append((name, "MISSING", "stub library did not build: " +
+                        " | ".join(log.splitlines()[:3])))
+        elif not os.path.exists(os.path.join(d, "libtlc_e2e_%s.so" % name)):
+            out.append((name, "MISSING", "no libtlc_e2e_%s.so (run e2e.sh "
+                        "run, which builds it)" % name))
+        else:
+            out.append((name, "ok", ""))
+    return out
+
+
+def read_records(path):
+    recs = []
+    for line in read_text(path).splitlines():
+        try:
+            recs.append(json.loads(line))
+        except ValueError:
+            pass
+    return recs
+
+
+def run_workers(args, todo, jsonl):
+    """Runs todo in workers; restarts after a crash or a hang."""
+    resume_after, crashes, copy_gbs = None, {}, None
+    while todo:
+        if time.time() > args.deadline + args.grace:
+            for cfg in todo:
+                Recorder(jsonl)({"type": "check", "config": cfg,
+                                 "kernel": "-", "check": cfg,
+                                 "status": "SKIP", "message": "time budget "
+                                 "spent after worker restarts"})
+            return
+        n_before = len(read_records(jsonl))
+        cmd = [sys.executable, os.path.abspath(__file__), "--worker",
+               "--configs", ",".join(todo), "--jsonl", jsonl,
+               "--gen", args.gen, "--seed", str(args.seed),
+               "--deadline", str(args.deadline), "--grace", str(args.grace)]
+        for flag in ("small", "no_timing", "mock", "verbose"):
+            if getattr(args, flag):
+                cmd.append("--" + flag.replace("_", "-"))
+        if args.case:
+            cmd += ["--case", args.case]
+        if resume_after:
+            cmd += ["--resume-after", resume_after]
+        if copy_gbs:
+            cmd += ["--copy-gbs", str(copy_gbs)]
+        proc = subprocess.Popen(cmd)
+        last_size, last_change, hung = -1, time.time(), False
+        while proc.poll() is None:
+            time.sleep(0.5)
+            try:
+                size = os.path.getsize(jsonl)
+            except OSError:
+                size = 0
+            if size != last_size:
+                last_size, last_change = size, time.time()
+            elif time.time() - last_change > args.hang_timeout:
+                hung = True
+                print("harness: no progress for %d s; killing the worker"
+                      % args.hang_timeout, flush=True)
+                proc.kill()
+                proc.wait()
+                break
+        recs = read_records(jsonl)[n_before:]
+        copy_gbs = copy_gbs or next((r["gbs"] for r in recs
+                                     if r["type"] == "copy"), None)
+        started = [r["config"] for r in recs if r["type"] == "start"]
+        done = {r["config"] for r in recs if r["type"] == "done"}
+        if any(r["type"] == "fatal" for r in recs) or not started:
+            fatal = [r["message"] for r in recs if r["type"] == "fatal"]
+            for cfg in todo:
+                if cfg not in done:
+                    Recorder(jsonl)({"type": "check", "config": cfg,
+                                     "kernel": "-", "check": cfg,
+                                     "status": "FAIL",
+                                     "message": "worker failed before "
+                                     "running it (exit %s)%s" % (
+                                         proc.returncode,
+                                         ": " + fatal[0] if fatal else "")})
+            return
+        unfinished = [c for c in started if c not in done]
+        if not unfinished:
+            return  # every configuration ran
+        bad = unfinished[0]
+        last = [r for r in recs if r.get("config") == bad and
+                r["type"] == "progress"]
+        where = last[-1]["what"] if last else "loading"
+        crashed_case = last[-1].get("case") if last else None
+        why = ("hung (no progress for %d s)" % args.hang_timeout if hung else
+               "worker exited with %s" % proc.returncode)
+        if not any(r["type"] == "crashed" and r["config"] == bad
+                   for r in recs):
+            Recorder(jsonl)({"type": "check", "config": bad, "kernel": "-",
+                             "check": crashed_case or where, "status": "FAIL",
+                             "message": "%s during %s" % (why, where)})
+        crashes[bad] = crashes.get(bad, 0) + 1
+        if crashed_case and crashes[bad] >= 2:
+            print("harness: %s crashed twice; skipping its other checks"
+                  % bad, flush=True)
+            Recorder(jsonl)({"type": "check", "config": bad, "kernel": "-",
+                             "check": bad + " (rest)", "status": "FAIL",
+                             "message": "checks after %s not run: the "
+                             "configuration crashed twice" % crashed_case})
+            todo, resume_after = todo[todo.index(bad) + 1:], None
+        elif crashed_case:
+            print("harness: %s %s during %s; going on after it" % (
+                bad, why, where), flush=True)
+            todo, resume_after = todo[todo.index(bad):], crashed_case
+        else:
+            print("harness: %s %s during %s; going on with the next "
+                  "configuration" % (bad, why, where), flush=True)
+            todo, resume_after = todo[todo.index(bad) + 1:], None
+
+
+def md_num(x, f="%.3g"):
+    if x is None:
+        return ""
+    if isinstance(x, float) and not math.isfinite(x):
+        return str(x)
+    return f % x
+
+
+def resource_tables(gen, names):
+    lines = []
+    rows, res_rows, sass_rows = [], [], []
+    for cfg in names:
+        d = os.path.join(gen, cfg)
+        conf = read_kv(os.path.join(d, "CONFIG"))
+        heads = {}
+        if os.path.isdir(d):
+            for h in kernel_headers(d):
+                try:
+                    info = parse_header(h)
+                    heads["tlc_" + info["name"]] = info
+                except (ValueError, OSError):
+                    pass
+        bins = {}
+        if os.path.isdir(d):
+            for f in os.listdir(d):
+                if f.endswith(".bin"):
+                    bins["tlc_" + f[:-4]] = os.path.getsize(
+                        os.path.join(d, f))
+        ptx = parse_ptxas(read_text(os.path.join(d, "ptxas.txt")))
+        entries = sorted(set(ptx) | set(heads))
+        for e in entries:
+            p, h = ptx.get(e, {}), heads.get(e, {})
+            rows.append("| %s | %s | %s | %s | %s / %s | %s | %s | %s | %s | "
+                        "%s | %s |" % (
+                            cfg, e, h.get("threads", ""), p.get("regs", ""),
+                            p.get("spill_st", ""), p.get("spill_ld", ""),
+                            p.get("stack", ""), p.get("smem", ""),
+                            p.get("barriers", ""), h.get("shared", ""),
+                            bins.get(e, ""), conf.get("tlc_seconds", "")))
+        if os.path.isdir(d):
+            for f in sorted(os.listdir(d)):
+                if f.endswith(".res.txt"):
+                    for fn, u in parse_res_usage(
+                            read_text(os.path.join(d, f))).items():
+                        res_rows.append("| %s | %s | %s | %d | %d | %d | %d |"
+                                        % (cfg, f[:-8], fn, u["regs"],
+                                           u["stack"], u["smem"], u["local"]))
+            sass_files = [f for f in sorted(os.listdir(d))
+                          if f.endswith(".bin.sass")]
+            if not sass_files:
+                sass_files = [f for f in sorted(os.listdir(d))
+                              if f.endswith(".cubin.sass")]
+            for f in sass_files:
+                for fn, counts in parse_sass(
+                        read_text(os.path.join(d, f))).items():
+                    cells = [str(sum(counts.get(o, 0) for o in ops))
+                             for _, ops in SASS_GROUPS]
+                    sass_rows.append("| %s | %s | %s | %s | %d |" % (
+                        cfg, f[:-5], fn, " | ".join(cells),
+                        sum(counts.values())))
+    lines += ["## Resources: ptxas -v (tlc -emit=ptx, ptxas -arch=sm_90a)", "",
+              "threads and dynamic shared memory from the stub header; "
+              "static smem from ptxas; binary = bytes embedded in the stub; "
+              "tlc s = compile time of the configuration.", "",
+              "| config | entry | threads | regs | spill st / ld (B) | "
+              "stack (B) | static smem (B) | barriers | dyn smem (B) | "
+              "binary (B) | tlc s |",
+              "|---|---|---|---|---|---|---|---|---|---|---|"]
+    lines += rows or ["| (no ptxas reports) |||||||||||"]
+    lines.append("")
+    if res_rows:
+        lines += ["## Resources of the binaries (cuobjdump "
+                  "--dump-resource-usage)", "",
+                  "| config | file | function | REG | STACK | SHARED | LOCAL |",
+                  "|---|---|---|---|---|---|---|"] + res_rows + [""]
+    if sass_rows:
+        lines += ["## SASS instruction mix (cuobjdump --dump-sass; "
+                  "TMA = UTMALDG/UBLKCP/UTMASTG)", "",
+                  "| config | file | function | " +
+                  " | ".join(g for g, _ in SASS_GROUPS) + " | total |",
+                  "|---|---|---|" + "---|" * (len(SASS_GROUPS) + 1)]
+        lines += sass_rows + [""]
+    return lines
+
+
+def write_report(args, configs, recs, path_md, path_json):
+    commit = read_kv(os.path.join(args.gen, "COMMIT"))
+    env = next((r for r in recs if r["type"] == "env"), {})
+    copy = next((r["gbs"] for r in recs if r["type"] == "copy"), None)
+    checks = [r for r in recs if r["type"] == "check"]
+
+    class C:  # perf_text wants a ctx with copy_gbs
+        copy_gbs = copy
+
+    n_pass = sum(r["status"] == "PASS" for r in checks)
+    n_fail = sum(r["status"] in ("FAIL", "MISSING") for r in checks)
+    n_skip = sum(r["status"] == "SKIP" for r in checks)
+    L = ["# tlc CUDA end-to-end results", "",
+         "- date: %s" % datetime.datetime.now(datetime.timezone.utc).strftime(
+             "%Y-%m-%d %H:%M UTC"),
+         "- commit: %s%s (%s); prepared %s" % (
+             commit.get("commit", "unknown"),
+             "" if commit.get("dirty", "no") == "no" else " + uncommitted "
+             "changes", commit.get("subject", ""), commit.get("date", "?")),
+         "- tlc: %s; ptxas: %s; arch %s" % (commit.get("tlc", "?"),
+                                           commit.get("ptxas", "?"),
+                                           commit.get("arch", "?")),
+         "- GPU: %s (%s SMs, %s GiB, cc %s); nvidia-smi: %s" % (
+             env.get("gpu", env.get("device", "?")), env.get("sms", "?"),
+             env.get("mem_gb", "?"), env.get("capability", "?"),
+             env.get("nvidia_smi", "?")),
+         "- torch %s, CUDA %s; mode: %s%s" % (
+             env.get("torch", "?"), env.get("cuda", "?"),
+             "small" if args.small else "full",
+             ", no timing" if (args.no_timing or args.small) else ""),
+         "- device copy bandwidth (torch copy_, 1 GiB, read + write): %s" % (
+             "%.0f GB/s" % copy if copy else "not measured"),
+         "- timing: CUDA events, L2 flushed (256 MiB memset) before each "
+         "repetition, median of `reps` after warm-up; speed = vendor time / "
+         "tlc time (> 1: tlc faster), against the fastest vendor path",
+         "- errors against float64 torch (attention: SDPA float32); max rel "
+         "= max|out - ref| / max|ref|; rel L2 = ||out - ref|| / ||ref||",
+         "", "**%d passed, %d failed, %d skipped**" % (n_pass, n_fail, n_skip),
+         "",
+         "| config | check | result | max abs | max rel | rel L2 | tol (L2, "
+         "max) | tlc ms | tlc | vendor | vendor ms | vendor | speed | "
+         "vendor rel L2 | reps |",
+         "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in checks:
+        best = best_vendor(r)
+        tl = r.get("tol")
+        L.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | "
+                 "%s | %s | %s | %s |" % (
+                     r["config"], r["check"], "**%s**%s" % (
+                         r["status"], " (%d non-finite)" % r["nonfinite"]
+                         if r.get("nonfinite") else "")
+                     if r["status"] != "PASS" else "PASS",
+                     md_num(r.get("max_abs")), md_num(r.get("max_rel")),
+                     md_num(r.get("rel_l2")),
+                     "%.0e, %.0e" % tuple(tl) if tl else "",
+                     md_num(r.get("tlc_ms"), "%.4g"),
+                     perf_text(r, r["tlc_ms"], C).strip()
+                     if r.get("tlc_ms") else r.get("timing_skipped", ""),
+                     best["name"] if best else "",
+                     md_num(best["ms"], "%.4g") if best else "",
+                     perf_text(r, best["ms"], C).strip() if best else "",
+                     "%.2fx" % (best["ms"] / r["tlc_ms"])
+                     if best and r.get("tlc_ms") else "",
+                     md_num(best.get("rel_l2")) if best else "",
+                     r.get("tlc_reps", "")))
+    other_vendors = [(r, v) for r in checks for v in r.get("vendors", [])
+                     if v is not best_vendor(r)]
+    if other_vendors:
+        L += ["", "Other vendor paths:", "",
+              "| check | vendor | ms | perf | rel L2 |", "|---|---|---|---|---|"]
+        for r, v in other_vendors:
+            L.append("| %s | %s | %s | %s | %s |" % (
+                r["check"], v["name"], md_num(v.get("ms"), "%.4g"),
+                perf_text(r, v["ms"], C).strip() if v.get("ms") else
+                v.get("error", ""), md_num(v.get("rel_l2"))))
+    bad = [r for r in checks if r["status"] != "PASS"]
+    if bad:
+        L += ["", "## Failures and skips", ""]
+        for r in bad:
+            L.append("- %s / %s: **%s** %s" % (
+                r["config"], r["check"], r["status"],
+                r.get("message", "").replace("\n", " ")[:600]))
+    failed_txt = read_text(os.path.join(args.gen, "FAILED.txt"), 12000)
+    if failed_txt.strip():
+        L += ["", "## Compile failures (gen-e2e/FAILED.txt)", "", "```",
+              failed_txt.rstrip(), "```"]
+    L.append("")
+    L += resource_tables(args.gen, [c for c, _, _ in configs])
+    with open(path_md, "w") as f:
+        f.write("\n".join(L) + "\n")
+    with open(path_json, "w") as f:
+        json.dump({"commit": commit, "env": env, "copy_gbs": copy,
+                   "checks": checks}, f, indent=1)
+    return n_pass, n_fail, n_skip
+
+
+def main_parent(args):
+    out = args.out or os.environ.get("OUT") or os.path.join(args.gen, "out")
+    os.makedirs(out, exist_ok=True)
+    configs = discover(args.gen)
+    if not configs:
+        print("harness: no configurations in %s/CONFIGS (run e2e.sh prepare)"
+              % args.gen)
+    if args.only:
+        rx = re.compile(args.only)
+        configs = [c for c in configs if rx.search(c[0])]
+    jsonl = os.path.join(out, "records.jsonl.tmp")
+    if os.path.exists(jsonl):
+        os.remove(jsonl)
+    rec = Recorder(jsonl)
+    for name, status, detail in configs:
+        if status != "ok":
+            print("== %s\n  FAIL MISSING: %s" % (name, detail))
+            rec({"type": "check", "config": name, "kernel": "-",
+                 "check": name, "status": "MISSING", "message": detail})
+    todo = [c for c, s, _ in configs if s == "ok"]
+    args.deadline = time.time() + args.budget
+    if todo:
+        run_workers(args, todo, jsonl)
+    recs = read_records(jsonl)
+    os.remove(jsonl)
+    n_pass, n_fail, n_skip = write_report(
+        args, configs, recs, os.path.join(out, "results.md"),
+        os.path.join(out, "results.json"))
+    checks = [r for r in recs if r["type"] == "check"]
+    print("\n== summary")
+    w = max([len(r["check"]) for r in checks] + [10])
+    for r in checks:
+        best = best_vendor(r)
+        extra = ""
+        if r.get("tlc_ms"):
+            extra = "tlc %.4g ms" % r["tlc_ms"]
+            if best:
+                extra += ", %.2fx %s" % (best["ms"] / r["tlc_ms"],
+                                         best["name"])
+        print("%-7s %-16s %-*s %s" % (r["status"], r["config"], w, r["check"],
+                                      extra))
+    print("%d passed, %d failed, %d skipped" % (n_pass, n_fail, n_skip))
+    print("results: %s" % os.path.join(out, "results.md"))
+    return 1 if (n_fail or not checks) else 0
+
+
+def main():
+    ap = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--gen", default=os.path.join(HERE, "gen-e2e"),
+                    help="prepare's output (default: bench/cuda/gen-e2e)")
+    ap.add_argument("--out", help="where results.md goes (default: $OUT, "
+                    "else GEN/out)")
+    ap.add_argument("--only", help="run the configurations matching REGEX")
+    ap.add_argument("--case", help="run the checks whose label matches REGEX")
+    ap.add_argument("--small", action="store_true",
+                    help="small sizes only, no timing (for compute-sanitizer)")
+    ap.add_argument("--no-timing", action="store_true",
+                    help="check correctness only")
+    ap.add_argument("--budget", type=float, default=240.0,
+                    help="seconds after which timing stops (default 240)")
+    ap.add_argument("--grace", type=float, default=60.0,
+                    help="seconds past the budget after which large checks "
+                    "are skipped (default 60)")
+    ap.add_argument("--hang-timeout", type=float, default=120.0,
+                    help="kill a worker silent for this long (default 120)")
+    ap.add_argument("--seed", type=int, default=20261129)
+    ap.add_argument("--verbose", action="store_true",
+                    help="print tracebacks of failed checks")
+    ap.add_argument("--check-abi", action="store_true",
+                    help=argparse.SUPPRESS)
+    ap.add_argument("--extract-binaries", action="store_true",
+                    help=argparse.SUPPRESS)
+    ap.add_argument("--mock", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--configs", help=argparse.SUPPRESS)
+    ap.add_argument("--jsonl", help=argparse.SUPPRESS)
+    ap.add_argument("--resume-after", help=argparse.SUPPRESS)
+    ap.add_argument("--copy-gbs", type=float, help=argparse.SUPPRESS)
+    ap.add_argument("--deadline", type=float, default=0.0,
+                    help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    args.gen = os.path.abspath(args.gen)
+    if args.check_abi:
+        return check_abi()
+    if args.extract_binaries:
+        return extract_binaries(args.gen)
+    if args.worker:
+        return worker(args)
+    return main_parent(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
