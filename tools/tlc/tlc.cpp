@@ -49,9 +49,12 @@ const char *kEmitHelp =
     "  ast   the checked syntax tree, with types and constants\n"
     "  tile  tile-dialect MLIR after the target-neutral passes\n"
     "  llvm  optimized LLVM IR of the kernels\n"
-    "  asm   target assembly\n"
-    "  obj   the object file only\n"
-    "  stub  the launch stubs only (NAME.h and NAME.cpp per kernel)";
+    "  asm   target assembly (PTX for cuda)\n"
+    "  obj   the object file only (the fatbin for cuda)\n"
+    "  stub  the launch stubs only (NAME.h and NAME.cpp per kernel)\n"
+    "  gpu   (cuda) gpu-dialect MLIR after layout inference and the tile\n"
+    "        lowering\n"
+    "  ptx, cubin, fatbin  (cuda) PTX, the cubin of -arch, cubin + PTX";
 
 struct Options {
   std::string input;
@@ -453,11 +456,36 @@ int compile(const Options &opts) {
                ? 0
                : 1;
 
-  // Stubs need only the checked kernels.
-  bool wantStub = opts.emit.empty() || opts.emit == "stub";
-  bool wantObj = opts.emit.empty() || opts.emit == "obj";
+  // GPU spellings of the emit kinds.
+  bool gpuTarget = target->stubsEmbedBinary();
+  std::string emit = opts.emit;
+  if ((emit == "gpu" || emit == "ptx" || emit == "cubin" ||
+       emit == "fatbin") &&
+      !gpuTarget) {
+    llvm::errs() << "tlc: error: -emit=" << emit
+                 << " needs a GPU target (-target=cuda)\n";
+    return 1;
+  }
+  if (emit == "ptx")
+    emit = "asm";
+  else if (emit == "fatbin")
+    emit = "obj";
+  if (emit == "gpu") {
+    mlir::PassManager gpuPM(&context);
+    configure(gpuPM);
+    target->buildGPUPipeline(gpuPM);
+    if (mlir::failed(gpuPM.run(*module)))
+      return 1;
+    return emitText(out, stem + ".gpu.mlir",
+                    [&](llvm::raw_ostream &os) { module->print(os); })
+               ? 0
+               : 1;
+  }
+
+  bool wantStub = emit.empty() || emit == "stub";
+  bool wantObj = emit.empty() || emit == "obj";
   if (wantStub) {
-    if (!out.file.empty() && opts.emit == "stub") {
+    if (!out.file.empty() && emit == "stub") {
       llvm::errs() << "tlc: error: -emit=stub writes one header and source per "
                       "kernel; give -o a directory (ending in '/')\n";
       return 1;
@@ -467,6 +495,8 @@ int compile(const Options &opts) {
                       "directory (ending in '/')\n";
       return 1;
     }
+  }
+  auto writeStubs = [&]() -> bool {
     llvm::sys::fs::create_directories(out.dir);
     for (const KernelInfo &k : sema.kernels()) {
       std::string header, source;
@@ -481,12 +511,17 @@ int compile(const Options &opts) {
       }
       if (!writeFile(joinPath(out.dir, k.name + ".h"), header) ||
           !writeFile(joinPath(out.dir, k.name + ".cpp"), source))
-        return 1;
+        return false;
     }
-    if (opts.bundle &&
-        !writeBundle(out.dir, stem, opts.input, *target, sema.kernels()))
+    return !opts.bundle ||
+           writeBundle(out.dir, stem, opts.input, *target, sema.kernels());
+  };
+  // CPU stubs need only the checked kernels; GPU stubs embed the binary.
+  bool stubsFirst = !gpuTarget || cudaStubTesting;
+  if (wantStub && stubsFirst) {
+    if (!writeStubs())
       return 1;
-    if (opts.emit == "stub")
+    if (emit == "stub")
       return 0;
   }
 
@@ -504,38 +539,56 @@ int compile(const Options &opts) {
                  << "\n";
     return 2;
   }
-  if (opts.emit == "llvm")
+  if (emit == "llvm")
     return emitText(out, stem + ".ll",
                     [&](llvm::raw_ostream &os) {
                       (*llvmModule)->print(os, nullptr);
                     })
                ? 0
                : 1;
-  if (opts.emit == "asm" || wantObj) {
-    EmitKind kind = opts.emit == "asm" ? EmitKind::Asm : EmitKind::Obj;
-    std::string path;
-    if (kind == EmitKind::Asm)
-      path = !out.file.empty() ? out.file
-             : out.isDir       ? joinPath(out.dir, stem + ".s")
-                               : "-";
-    else
-      path = !out.file.empty() && opts.emit == "obj"
-                 ? out.file
-                 : joinPath(out.dir, stem + target->binaryExtension().str());
-    if (path != "-")
-      llvm::sys::fs::create_directories(llvm::sys::path::parent_path(path));
-    std::error_code ec;
-    llvm::ToolOutputFile file(path, ec, llvm::sys::fs::OF_None);
-    if (ec) {
-      llvm::errs() << "tlc: error: cannot write '" << path
-                   << "': " << ec.message() << "\n";
-      return 1;
-    }
-    if (llvm::Error err = target->emitCode(**llvmModule, kind, file.os())) {
+  bool embed = wantStub && !stubsFirst;
+  if (emit == "asm" || emit == "cubin" || wantObj || embed) {
+    EmitKind kind = emit == "asm"     ? EmitKind::Asm
+                    : emit == "cubin" ? EmitKind::Cubin
+                                      : EmitKind::Obj;
+    llvm::SmallString<0> bytes;
+    llvm::raw_svector_ostream buffer(bytes);
+    if (llvm::Error err = target->emitCode(**llvmModule, kind, buffer)) {
       llvm::errs() << "tlc: error: " << llvm::toString(std::move(err)) << "\n";
       return 2;
     }
-    file.keep();
+    if (emit != "stub") {
+      std::string ext = kind == EmitKind::Asm     ? target->asmExtension().str()
+                        : kind == EmitKind::Cubin ? ".cubin"
+                                                  : target->binaryExtension().str();
+      std::string path;
+      if (kind != EmitKind::Obj)
+        path = !out.file.empty() ? out.file
+               : out.isDir       ? joinPath(out.dir, stem + ext)
+                                 : (kind == EmitKind::Asm ? "-"
+                                                          : stem + ext);
+      else
+        path = !out.file.empty() && emit == "obj"
+                   ? out.file
+                   : joinPath(out.dir, stem + ext);
+      if (path != "-")
+        llvm::sys::fs::create_directories(llvm::sys::path::parent_path(path));
+      std::error_code ec;
+      llvm::ToolOutputFile file(path, ec, llvm::sys::fs::OF_None);
+      if (ec) {
+        llvm::errs() << "tlc: error: cannot write '" << path
+                     << "': " << ec.message() << "\n";
+        return 1;
+      }
+      file.os() << bytes;
+      file.keep();
+    }
+    if (embed) {
+      target->setEmbeddedBinary(
+          std::vector<uint8_t>(bytes.begin(), bytes.end()));
+      if (!writeStubs())
+        return 1;
+    }
   }
   if (!opts.depfile.empty())
     return writeDepfile(opts.depfile, depTargets(opts, out, stem, *target),
@@ -554,12 +607,12 @@ int main(int argc, char **argv) {
                "tlc"};
   app.add_option("input", opts.input, "The .tl source file")->required();
   app.add_option("--target", opts.target,
-                 "Code generation target (cpu; cuda: launch stubs only, "
-                 "-emit=stub)")
+                 "Code generation target: cpu or cuda")
       ->capture_default_str();
   app.add_option("--arch", opts.arch,
                  "Target architecture. cpu: native (default), x86-64, "
-                 "x86-64-v2, x86-64-v3, x86-64-v4, aarch64");
+                 "x86-64-v2, x86-64-v3, x86-64-v4, aarch64. cuda: sm_90a "
+                 "(default), sm_80, sm_86, sm_89, ... (sm_NN >= 70)");
   app.add_option("-D", opts.defines,
                  "Set a kernel parameter or symbolic dimension: -D NAME=VALUE");
   app.add_option("-I", opts.includeDirs, "Add a directory to the import path");
@@ -567,7 +620,8 @@ int main(int argc, char **argv) {
                  "Output file, or a directory (ending in '/') for the object "
                  "and stubs; default: the current directory");
   app.add_option("--emit", opts.emit, kEmitHelp)
-      ->check(CLI::IsMember({"ast", "tile", "llvm", "asm", "obj", "stub"}));
+      ->check(CLI::IsMember({"ast", "tile", "llvm", "asm", "obj", "stub", "gpu",
+                             "ptx", "cubin", "fatbin"}));
   app.add_option("-O", opts.optLevel, "LLVM optimization level (0-3)")
       ->check(CLI::Range(0, 3))
       ->capture_default_str();

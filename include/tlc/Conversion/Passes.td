@@ -73,4 +73,49 @@ def CPUApproximateMath : Pass<"cpu-approximate-math"> {
   ];
 }
 
+def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "mlir::ModuleOp"> {
+  let summary = "Lower tile kernels to gpu.func kernels (SIMT)";
+  let description = [{
+    Moves every kernel into `gpu.module @tlc_kernels` as a `gpu.func`
+    named `tlc_NAME` with the launch ABI of docs/abi.md: per tensor of rank
+    R a data pointer (a `memref<1xT>` passed as a bare pointer and
+    reinterpreted with the real sizes), R sizes and
+    R strides (i64), then scalars by value (bool as i8). `tile.block_id`
+    becomes `gpu.block_id`. Tiles get storage: shared tiles are views into
+    one dynamic shared memory buffer (128-byte aligned, size recorded in
+    `tlc.shared_bytes`), local tiles per-thread allocas, and fragments
+    per-thread register arrays laid out by their `tile.layout` (run
+    tile-infer-layouts first). Tile ops become loops over the elements each
+    thread owns: fragments by layout, shared/global tiles round-robin over
+    the threads, with bounds checks on global windows; reductions combine
+    registers, then lanes with `gpu.shuffle xor`, then warps through shared
+    scratch; gemm accumulates in registers with FMAs. A `gpu.barrier`
+    follows every op that touches shared memory.
+
+    Before:
+    ```mlir
+    func.func @k(%X: memref<?xf32, strided<[1], offset: ?>>)
+        attributes {tile.kernel, tile.threads = 128 : i64} { ... }
+    ```
+    After:
+    ```mlir
+    gpu.module @tlc_kernels {
+      gpu.func @tlc_k(%X: memref<1xf32>, %n: i64, %s: i64) kernel
+          attributes {known_block_size = array<i32: 128, 1, 1>} { ... }
+    }
+    ```
+  }];
+  let options = [
+    Option<"maxSharedBytes", "max-shared-bytes", "int64_t", "232448",
+           "dynamic shared memory a block may use (227 KiB on sm_90)">,
+    Option<"archName", "arch", "std::string", "\"sm_90a\"",
+           "architecture named in the shared-memory diagnostic">
+  ];
+  let dependentDialects = [
+    "mlir::arith::ArithDialect", "mlir::memref::MemRefDialect",
+    "mlir::scf::SCFDialect", "mlir::math::MathDialect",
+    "mlir::gpu::GPUDialect"
+  ];
+}
+
 #endif // TLC_CONVERSION_PASSES_TD

@@ -15,6 +15,7 @@
 #include "llvm/Support/Error.h"
 
 #include <memory>
+#include <vector>
 
 namespace llvm {
 class Module;
@@ -24,7 +25,9 @@ class LLVMContext;
 namespace tlc {
 
 /// What `-emit=` asks for, beyond the target-neutral ast and tile forms.
-enum class EmitKind { LLVM, Asm, Obj };
+/// Obj is the target's binary (an object file; a fatbin for CUDA); Cubin
+/// the GPU-only single-architecture image.
+enum class EmitKind { LLVM, Asm, Obj, Cubin };
 
 class Target {
 public:
@@ -48,8 +51,19 @@ public:
                         std::string &header, std::string &source) const = 0;
   /// File name extension of the compiled kernel (".o").
   virtual llvm::StringRef binaryExtension() const = 0;
+  /// File name extension of -emit=asm (".s").
+  virtual llvm::StringRef asmExtension() const { return ".s"; }
   /// False while a target can emit launch stubs but no device code yet.
   virtual bool generatesCode() const { return true; }
+
+  // GPU targets.
+  /// The passes up to the gpu dialect (what `-emit=gpu` prints); false for
+  /// targets without that stage.
+  virtual bool buildGPUPipeline(mlir::OpPassManager &) const { return false; }
+  /// Whether stubs embed the device binary: the driver then writes them
+  /// after emitCode(Obj) and hands the binary over first.
+  virtual bool stubsEmbedBinary() const { return false; }
+  virtual void setEmbeddedBinary(std::vector<uint8_t>) {}
 };
 
 /// The target called `name`, or nullptr (then `known` lists the names).

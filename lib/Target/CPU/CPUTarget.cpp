@@ -1,5 +1,6 @@
 //===- CPUTarget.cpp - Tile IR to host or cross-compiled object files -----===//
 #include "CPUTarget.h"
+#include "../LLVMOptimize.h"
 #include "tlc/Conversion/Passes.h"
 #include "tlc/Stub/StubEmitter.h"
 
@@ -13,7 +14,6 @@
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/MC/TargetRegistry.h"
-#include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/Target/TargetOptions.h"
@@ -204,7 +204,7 @@ public:
       if (!arch.features.empty())
         f.addFnAttr("target-features", arch.features);
     }
-    optimize(*llvmModule, optLevel);
+    optimizeModule(*llvmModule, machine.get(), optLevel);
     // After optimization: nothing calls these yet, instruction selection
     // may introduce the calls.
     if (machine->getTargetTriple().isX86() && usesBF16(*llvmModule))
@@ -233,26 +233,6 @@ public:
 private:
   CPUArch arch;
   std::unique_ptr<llvm::TargetMachine> machine;
-
-  void optimize(llvm::Module &module, unsigned optLevel) const {
-    if (optLevel == 0)
-      return;
-    llvm::LoopAnalysisManager lam;
-    llvm::FunctionAnalysisManager fam;
-    llvm::CGSCCAnalysisManager cgam;
-    llvm::ModuleAnalysisManager mam;
-    llvm::PassBuilder pb(machine.get());
-    pb.registerModuleAnalyses(mam);
-    pb.registerCGSCCAnalyses(cgam);
-    pb.registerFunctionAnalyses(fam);
-    pb.registerLoopAnalyses(lam);
-    pb.crossRegisterProxies(lam, fam, cgam, mam);
-    llvm::OptimizationLevel level = optLevel == 1 ? llvm::OptimizationLevel::O1
-                                    : optLevel == 2
-                                        ? llvm::OptimizationLevel::O2
-                                        : llvm::OptimizationLevel::O3;
-    pb.buildPerModuleDefaultPipeline(level).run(module, mam);
-  }
 };
 } // namespace
 

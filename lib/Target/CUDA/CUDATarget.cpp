@@ -1,30 +1,106 @@
-//===- CUDATarget.cpp - The CUDA target (launch stubs only so far) --------===//
+//===- CUDATarget.cpp - Tile IR to PTX, cubin and fatbin ------------------===//
 //
-// The stub side of the CUDA target: stubs follow the kernel parameter ABI of
-// docs/abi.md and embed the device binary. Until GPU code generation exists
-// the binary is empty (the stub's launches fail with "kernel binary not
-// available") and every other step reports that it is not implemented.
+// tile-infer-layouts and convert-tile-to-gpu make a gpu.module of SIMT
+// kernels; upstream passes lower it to the NVVM/LLVM dialects; LLVM's NVPTX
+// backend writes PTX (libdevice linked for math); the CUDA toolkit's ptxas
+// and fatbinary make the cubin and the fatbin (cubin + PTX, so newer GPUs
+// can JIT the PTX). Stubs follow docs/abi.md and embed the fatbin.
 //
 //===----------------------------------------------------------------------===//
 #include "CUDATarget.h"
+#include "../LLVMOptimize.h"
 
+#include "tlc/Conversion/Passes.h"
+#include "tlc/Dialect/Tile/Transforms/Passes.h"
 #include "tlc/Stub/StubEmitter.h"
 
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/GPU/GPUToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "mlir/Transforms/Passes.h"
+
+#include "llvm/Bitcode/BitcodeReader.h"
+#include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
+#include "llvm/Linker/Linker.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Target/TargetMachine.h"
 
 using namespace tlc;
 
 namespace {
 
-const char *const cudaCodegenNotImplemented =
-    "code generation for the cuda target is not implemented yet";
+/// The CUDA toolkit: $CUDA_HOME, $CUDA_PATH or /usr/local/cuda.
+std::string toolkitDir() {
+  for (const char *var : {"CUDA_HOME", "CUDA_PATH", "CUDA_ROOT"})
+    if (const char *dir = std::getenv(var); dir && *dir)
+      return dir;
+  return "/usr/local/cuda";
+}
+
+/// Runs a toolkit program; its diagnostics become the error text.
+llvm::Error runTool(llvm::StringRef name, llvm::ArrayRef<std::string> args) {
+  std::string dir = toolkitDir() + "/bin";
+  auto program = llvm::sys::findProgramByName(name, {dir});
+  if (!program)
+    program = llvm::sys::findProgramByName(name);
+  if (!program)
+    return llvm::createStringError(
+        name.str() + " not found in " + dir +
+        " or PATH (set CUDA_HOME to the CUDA toolkit)");
+  llvm::SmallString<128> log;
+  llvm::sys::fs::createTemporaryFile("tlc-" + name.str(), "log", log);
+  llvm::SmallVector<llvm::StringRef> argv = {*program};
+  for (const std::string &a : args)
+    argv.push_back(a);
+  std::optional<llvm::StringRef> redirects[] = {std::nullopt, log.str(),
+                                                log.str()};
+  std::string message;
+  int rc = llvm::sys::ExecuteAndWait(*program, argv, std::nullopt, redirects,
+                                     0, 0, &message);
+  auto text = llvm::MemoryBuffer::getFile(log);
+  std::string output = text ? (*text)->getBuffer().str() : "";
+  llvm::sys::fs::remove(log);
+  if (rc != 0)
+    return llvm::createStringError(name.str() + " failed" +
+                                   (message.empty() ? "" : ": " + message) +
+                                   (output.empty() ? "" : ":\n" + output));
+  return llvm::Error::success();
+}
+
+llvm::Expected<std::string> readFile(llvm::StringRef path) {
+  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false);
+  if (!buffer)
+    return llvm::createStringError("cannot read " + path.str());
+  return (*buffer)->getBuffer().str();
+}
+
+/// A temporary directory removed with everything in it.
+struct TempDir {
+  llvm::SmallString<128> path;
+  TempDir() { llvm::sys::fs::createUniqueDirectory("tlc-cuda", path); }
+  ~TempDir() { llvm::sys::fs::remove_directories(path); }
+  std::string file(llvm::StringRef name) const {
+    return (path + "/" + name).str();
+  }
+};
 
 class CUDATarget : public Target {
 public:
   llvm::StringRef name() const override { return "cuda"; }
   llvm::StringRef defaultArch() const override { return "sm_90a"; }
-  llvm::StringRef binaryExtension() const override { return ".cubin"; }
-  bool generatesCode() const override { return false; }
+  llvm::StringRef binaryExtension() const override { return ".fatbin"; }
+  llvm::StringRef asmExtension() const override { return ".ptx"; }
 
   llvm::Error setArch(llvm::StringRef archName) override {
     // sm_NN or sm_NNa / sm_NNf (e.g. sm_80, sm_90a, sm_100a).
@@ -33,28 +109,141 @@ public:
       return badArch(archName);
     if (digits.back() == 'a' || digits.back() == 'f')
       digits = digits.drop_back();
-    unsigned version = 0;
-    if (digits.getAsInteger(10, version) || version < 50)
+    if (digits.getAsInteger(10, version) || version < 70)
       return badArch(archName);
     arch = archName.str();
+    LLVMInitializeNVPTXTargetInfo();
+    LLVMInitializeNVPTXTarget();
+    LLVMInitializeNVPTXTargetMC();
+    LLVMInitializeNVPTXAsmPrinter();
+    llvm::Triple triple("nvptx64-nvidia-cuda");
+    std::string error;
+    const llvm::Target *target =
+        llvm::TargetRegistry::lookupTarget(triple, error);
+    if (!target)
+      return llvm::createStringError("cannot target NVPTX: " + error);
+    // PTX 8.0 covers sm_90a and everything older; Blackwell needs 8.6.
+    std::string features = version >= 100 ? "+ptx86" : "+ptx80";
+    machine.reset(target->createTargetMachine(
+        triple, arch, features, llvm::TargetOptions(), std::nullopt,
+        std::nullopt, llvm::CodeGenOptLevel::Aggressive));
+    if (!machine)
+      return llvm::createStringError("cannot create an NVPTX target machine "
+                                     "for " + arch);
     return llvm::Error::success();
   }
 
-  void buildLoweringPipeline(mlir::OpPassManager &) const override {}
-
-  llvm::Expected<std::unique_ptr<llvm::Module>>
-  translate(mlir::ModuleOp, llvm::LLVMContext &, unsigned) const override {
-    return llvm::createStringError(cudaCodegenNotImplemented);
+  bool buildGPUPipeline(mlir::OpPassManager &pm) const override {
+    pm.addPass(tile::createTileInferLayouts());
+    ConvertTileToGPUOptions options;
+    options.maxSharedBytes = maxSharedBytes();
+    options.archName = arch;
+    pm.addPass(createConvertTileToGPU(options));
+    pm.addPass(mlir::createCanonicalizerPass());
+    pm.addPass(mlir::createCSEPass());
+    return true;
   }
 
-  llvm::Error emitCode(llvm::Module &, EmitKind,
-                       llvm::raw_pwrite_stream &) const override {
-    return llvm::createStringError(cudaCodegenNotImplemented);
+  void buildLoweringPipeline(mlir::OpPassManager &pm) const override {
+    buildGPUPipeline(pm);
+    const char *upstream =
+        "gpu.module(convert-scf-to-cf,arith-expand{include-bf16=true},"
+        "expand-strided-metadata,lower-affine,"
+        "convert-gpu-to-nvvm{index-bitwidth=64 "
+        "use-bare-ptr-memref-call-conv=true},canonicalize,cse),"
+        "reconcile-unrealized-casts";
+    if (mlir::failed(mlir::parsePassPipeline(upstream, pm, llvm::errs())))
+      llvm::report_fatal_error("tlc: bad built-in CUDA pass pipeline");
+  }
+
+  llvm::Expected<std::unique_ptr<llvm::Module>>
+  translate(mlir::ModuleOp module, llvm::LLVMContext &ctx,
+            unsigned optLevel) const override {
+    mlir::MLIRContext *mctx = module.getContext();
+    mlir::registerBuiltinDialectTranslation(*mctx);
+    mlir::registerLLVMDialectTranslation(*mctx);
+    mlir::registerNVVMDialectTranslation(*mctx);
+    mlir::registerGPUDialectTranslation(*mctx);
+    mlir::gpu::GPUModuleOp gpuModule;
+    module.walk([&](mlir::gpu::GPUModuleOp op) { gpuModule = op; });
+    if (!gpuModule)
+      return llvm::createStringError("the file has no kernel to compile");
+    sharedBytes.clear();
+    gpuModule.walk([&](mlir::LLVM::LLVMFuncOp func) {
+      if (auto bytes = func->getAttrOfType<mlir::IntegerAttr>(
+              "tlc.shared_bytes"))
+        sharedBytes[func.getName()] = bytes.getInt();
+    });
+    std::unique_ptr<llvm::Module> llvmModule =
+        mlir::translateModuleToLLVMIR(gpuModule, ctx, "tlc");
+    if (!llvmModule)
+      return llvm::createStringError("translation to LLVM IR failed");
+    llvmModule->setTargetTriple(machine->getTargetTriple());
+    llvmModule->setDataLayout(machine->createDataLayout());
+    if (llvm::Error err = linkLibdevice(*llvmModule))
+      return std::move(err);
+    optimizeModule(*llvmModule, machine.get(), optLevel);
+    return llvmModule;
+  }
+
+  llvm::Error emitCode(llvm::Module &module, EmitKind kind,
+                       llvm::raw_pwrite_stream &os) const override {
+    std::string ptx;
+    {
+      llvm::raw_string_ostream ptxStream(ptx);
+      llvm::buffer_ostream buffer(ptxStream);
+      llvm::legacy::PassManager pm;
+      if (machine->addPassesToEmitFile(pm, buffer, nullptr,
+                                       llvm::CodeGenFileType::AssemblyFile))
+        return llvm::createStringError("NVPTX cannot emit PTX");
+      pm.run(module);
+    }
+    if (kind == EmitKind::Asm || kind == EmitKind::LLVM) {
+      os << ptx;
+      return llvm::Error::success();
+    }
+    TempDir tmp;
+    std::string ptxPath = tmp.file("kernels.ptx");
+    std::string cubinPath = tmp.file("kernels.cubin");
+    {
+      std::error_code ec;
+      llvm::raw_fd_ostream file(ptxPath, ec);
+      if (ec)
+        return llvm::createStringError("cannot write " + ptxPath);
+      file << ptx;
+    }
+    if (llvm::Error err = runTool("ptxas", {"-arch=" + arch, "-O3", ptxPath,
+                                            "-o", cubinPath}))
+      return err;
+    std::string outPath = cubinPath;
+    if (kind == EmitKind::Obj) {
+      outPath = tmp.file("kernels.fatbin");
+      std::string sm = llvm::StringRef(arch).drop_front(3).str();
+      if (llvm::Error err = runTool(
+              "fatbinary",
+              {"-64", "--create=" + outPath,
+               "--image3=kind=elf,sm=" + sm + ",file=" + cubinPath,
+               "--image3=kind=ptx,sm=" + sm + ",file=" + ptxPath}))
+        return err;
+    }
+    auto bytes = readFile(outPath);
+    if (!bytes)
+      return bytes.takeError();
+    os << *bytes;
+    return llvm::Error::success();
+  }
+
+  bool stubsEmbedBinary() const override { return true; }
+  void setEmbeddedBinary(std::vector<uint8_t> bytes) override {
+    binary = std::move(bytes);
   }
 
   void emitStub(const KernelInfo &kernel, llvm::StringRef headerName,
                 std::string &header, std::string &source) const override {
-    GpuKernelInfo info{kernel, "tlc_" + kernel.name, kernel.threads, 0, {}};
+    std::string entry = "tlc_" + kernel.name;
+    auto it = sharedBytes.find(entry);
+    GpuKernelInfo info{kernel, entry, kernel.threads,
+                       it == sharedBytes.end() ? 0 : it->second, binary};
     StubFiles files = emitCudaStub(info, headerName);
     header = std::move(files.header);
     source = std::move(files.source);
@@ -62,11 +251,69 @@ public:
 
 private:
   std::string arch;
+  unsigned version = 0;
+  std::unique_ptr<llvm::TargetMachine> machine;
+  std::vector<uint8_t> binary;
+  mutable llvm::StringMap<int64_t> sharedBytes;
+
+  /// Dynamic shared memory a block may opt in to.
+  int64_t maxSharedBytes() const {
+    switch (version) {
+    case 70:
+    case 72:
+      return 96 * 1024;
+    case 75:
+      return 64 * 1024;
+    case 80:
+    case 87:
+      return 163 * 1024;
+    case 86:
+    case 89:
+      return 99 * 1024;
+    default:
+      return 227 * 1024;
+    }
+  }
+
+  /// Math functions lower to libdevice calls (__nv_expf, ...): link the
+  /// ones used and keep only the kernels visible.
+  llvm::Error linkLibdevice(llvm::Module &module) const {
+    bool needed = false;
+    for (llvm::Function &f : module)
+      if (f.isDeclaration() && f.getName().starts_with("__nv_"))
+        needed = true;
+    if (needed) {
+      std::string path = toolkitDir() + "/nvvm/libdevice/libdevice.10.bc";
+      auto buffer = llvm::MemoryBuffer::getFile(path);
+      if (!buffer)
+        return llvm::createStringError(
+            "cannot read libdevice at " + path +
+            " (set CUDA_HOME to the CUDA toolkit)");
+      auto libdevice = llvm::parseBitcodeFile((*buffer)->getMemBufferRef(),
+                                              module.getContext());
+      if (!libdevice)
+        return libdevice.takeError();
+      (*libdevice)->setTargetTriple(module.getTargetTriple());
+      (*libdevice)->setDataLayout(module.getDataLayout());
+      if (llvm::Linker::linkModules(module, std::move(*libdevice),
+                                    llvm::Linker::LinkOnlyNeeded))
+        return llvm::createStringError("linking libdevice failed");
+    }
+    for (llvm::Function &f : module)
+      if (!f.isDeclaration() &&
+          f.getCallingConv() != llvm::CallingConv::PTX_Kernel)
+        f.setLinkage(llvm::GlobalValue::InternalLinkage);
+    // libdevice asks whether denormals flush; they do not.
+    module.addModuleFlag(llvm::Module::Override, "nvvm-reflect-ftz",
+                         static_cast<uint32_t>(0));
+    return llvm::Error::success();
+  }
 
   static llvm::Error badArch(llvm::StringRef archName) {
     return llvm::createStringError(
         "unknown CUDA architecture '" + archName.str() +
-        "'; expected sm_NN, sm_NNa or sm_NNf (e.g. sm_90a)");
+        "'; expected sm_NN, sm_NNa or sm_NNf with NN >= 70 (e.g. sm_80, "
+        "sm_90a)");
   }
 };
 

@@ -1,14 +1,12 @@
-//===- CUDATarget.h - The CUDA target (launch stubs only so far) -*- C++
-//-*-===//
+//===- CUDATarget.h - The CUDA target --------------------------*- C++ -*-===//
 #ifndef TLC_LIB_TARGET_CUDA_CUDATARGET_H
 #define TLC_LIB_TARGET_CUDA_CUDATARGET_H
 
 #include "tlc/Target/Target.h"
 
 namespace tlc {
-/// The CUDA target. Only launch stubs exist yet (with no device binary);
-/// every code-generation step fails with "code generation for the cuda
-/// target is not implemented yet".
+/// NVIDIA GPUs: PTX through LLVM's NVPTX backend, cubin through ptxas,
+/// fatbin (cubin + PTX) through fatbinary, stubs that embed the fatbin.
 std::unique_ptr<Target> createCUDATarget();
 } // namespace tlc
 

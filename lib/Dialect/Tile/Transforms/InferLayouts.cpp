@@ -23,6 +23,11 @@ using namespace tlc::tile;
 
 namespace {
 
+bool isLocalTile(Value v) {
+  auto type = llvm::dyn_cast<MemRefType>(v.getType());
+  return type && getScope(type) == MemScope::local;
+}
+
 class LayoutInference {
 public:
   LayoutInference(func::FuncOp kernel, int64_t threads)
@@ -124,6 +129,9 @@ private:
         demote(gemm.getB(), "gemm operands of the FMA path are read by "
                             "every thread");
       } else if (auto reduce = llvm::dyn_cast<ReduceOp>(op)) {
+        if (isLocalTile(reduce.getDest()))
+          demote(reduce.getSource(),
+                 "every thread needs its reduction in a local tile");
         if (const FragmentLayout *src = layoutOf(reduce.getSource())) {
           SmallVector<int64_t> kept;
           for (int64_t d = 0; d < src->rank; ++d)
@@ -134,6 +142,8 @@ private:
         }
       } else if (auto copy = llvm::dyn_cast<CopyOp>(op)) {
         Value src = copy.getSource(), dst = copy.getDest();
+        if (isLocalTile(dst))
+          demote(src, "every thread needs all of it in a local tile");
         if (isFragment(src) && isFragment(dst)) {
           if (const FragmentLayout *l = layoutOf(src))
             require(dst, *l, "copied between fragments of different layouts");

@@ -1,0 +1,97 @@
+//===- KernelLowering.h - Lowering one tile kernel to a GPU kernel --------===//
+//
+// State shared by the op lowerings of convert-tile-to-gpu: the thread id,
+// where every tile lives (shared memory view, per-thread alloca, or the
+// registers of a fragment with its layout) and helpers to visit the
+// elements of a tile the way a block's threads share them.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TLC_CONVERSION_TILETOGPU_KERNELLOWERING_H
+#define TLC_CONVERSION_TILETOGPU_KERNELLOWERING_H
+
+#include "tlc/Dialect/Tile/IR/Layout.h"
+#include "tlc/Dialect/Tile/IR/TileOps.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/DenseMap.h"
+
+namespace tlc::gpu_lowering {
+
+/// A fragment in registers: `slots` is a per-thread memref<S x T> whose
+/// constant-indexed accesses LLVM promotes to registers.
+struct RegisterFragment {
+  mlir::Value slots;
+  tile::FragmentLayout layout;
+};
+
+/// How a block's threads share the elements of an index space.
+struct Distribution {
+  enum Kind {
+    Owned,    ///< each thread visits the elements `layout` gives it
+    Strided,  ///< element e goes to thread e % threads
+    Redundant ///< every thread visits every element
+  } kind = Strided;
+  const tile::FragmentLayout *layout = nullptr;
+  /// Owned: only the first replica visits (for writes to memory).
+  bool firstReplicaOnly = false;
+  /// Redundant: only thread 0 visits (for atomics).
+  bool threadZeroOnly = false;
+};
+
+class KernelLowering {
+public:
+  KernelLowering(mlir::gpu::GPUFuncOp func, int64_t threads)
+      : func(func), threads(threads) {}
+
+  mlir::gpu::GPUFuncOp func;
+  int64_t threads;
+  mlir::Value tid; ///< index
+  llvm::DenseMap<mlir::Value, RegisterFragment> fragments;
+  /// Bytes of dynamic shared memory: tiles first, then reduction scratch.
+  int64_t sharedTileBytes = 0;
+  int64_t scratchBytes = 0;
+  mlir::Value sharedBase;
+
+  const RegisterFragment *fragment(mlir::Value v) const {
+    auto it = fragments.find(v);
+    return it == fragments.end() ? nullptr : &it->second;
+  }
+
+  /// Calls `body(b, index, slot)` for the elements of `shape` this thread
+  /// visits under `dist` (slot is -1 unless Owned).
+  void forEachElement(
+      mlir::OpBuilder &b, mlir::Location loc, llvm::ArrayRef<int64_t> shape,
+      const Distribution &dist,
+      llvm::function_ref<void(mlir::OpBuilder &, mlir::ValueRange, int64_t)>
+          body);
+
+  /// The distribution that writes `dest` (a fragment, shared, local or
+  /// global memref) once per element.
+  Distribution writerOf(mlir::Value dest) const;
+
+  /// A view of `bytes` of reduction scratch (f32/i32/... words) in shared
+  /// memory, behind the tiles.
+  mlir::Value scratch(mlir::OpBuilder &b, mlir::Location loc,
+                      mlir::Type elementType, int64_t count);
+
+  // Op lowerings (Ops.cpp). Each erases its op.
+  void lowerFill(tile::FillOp op);
+  void lowerCopy(tile::CopyOp op);
+  void lowerParallel(tile::ParallelOp op);
+  void lowerReduce(tile::ReduceOp op);
+  void lowerGemm(tile::GemmOp op);
+  void lowerAtomicAdd(tile::AtomicAddOp op);
+};
+
+/// Reads element `index` of tile `v` (slot used for register fragments).
+mlir::Value loadElement(mlir::OpBuilder &b, mlir::Location loc,
+                        const KernelLowering &k, mlir::Value v,
+                        mlir::ValueRange index, int64_t slot);
+void storeElement(mlir::OpBuilder &b, mlir::Location loc,
+                  const KernelLowering &k, mlir::Value value, mlir::Value v,
+                  mlir::ValueRange index, int64_t slot);
+
+} // namespace tlc::gpu_lowering
+
+#endif // TLC_CONVERSION_TILETOGPU_KERNELLOWERING_H

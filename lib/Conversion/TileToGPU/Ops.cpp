@@ -1,0 +1,604 @@
+//===- Ops.cpp - Tile ops on a block of GPU threads -----------------------===//
+//
+// The first, SIMT lowering of every tile op: fragments stay in registers
+// with their inferred layouts (each thread touches only what it holds),
+// shared and global memory are shared among threads element by element, and
+// reductions combine registers, then lanes (warp shuffles), then warps
+// (through shared scratch).
+//
+//===----------------------------------------------------------------------===//
+#include "KernelLowering.h"
+
+#include "tlc/Dialect/Tile/IR/TileUtils.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
+
+using namespace mlir;
+using namespace tlc;
+using namespace tlc::gpu_lowering;
+using tile::FragmentLayout;
+
+static Value indexConst(OpBuilder &b, Location loc, int64_t v) {
+  return arith::ConstantIndexOp::create(b, loc, v);
+}
+
+static int64_t product(ArrayRef<int64_t> shape) {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  return n;
+}
+
+static MemRefType memrefType(Value v) {
+  return llvm::cast<MemRefType>(v.getType());
+}
+
+static bool isLocal(Value v) {
+  auto type = llvm::dyn_cast<MemRefType>(v.getType());
+  return type && v.getDefiningOp<memref::AllocaOp>() &&
+         !type.getMemorySpace();
+}
+
+/// Builds `then` under `scf.if cond` (or directly when cond is null).
+static void buildIf(OpBuilder &b, Location loc, Value cond,
+                    llvm::function_ref<void(OpBuilder &)> then) {
+  if (!cond)
+    return then(b);
+  auto ifOp = scf::IfOp::create(b, loc, cond, /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+  then(b);
+}
+
+//===----------------------------------------------------------------------===//
+// Elements and distributions
+//===----------------------------------------------------------------------===//
+
+void KernelLowering::forEachElement(
+    OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
+    const Distribution &dist,
+    llvm::function_ref<void(OpBuilder &, ValueRange, int64_t)> body) {
+  OpBuilder::InsertionGuard guard(b);
+  switch (dist.kind) {
+  case Distribution::Owned: {
+    Value cond = dist.firstReplicaOnly
+                     ? dist.layout->isFirstReplica(b, loc, tid)
+                     : Value();
+    buildIf(b, loc, cond, [&](OpBuilder &b) {
+      for (int64_t s = 0, e = dist.layout->numSlots(); s < e; ++s)
+        body(b, dist.layout->elementIndex(b, loc, tid, s), s);
+    });
+    return;
+  }
+  case Distribution::Strided: {
+    auto loop = scf::ForOp::create(b, loc, tid,
+                                   indexConst(b, loc, product(shape)),
+                                   indexConst(b, loc, threads));
+    b.setInsertionPoint(loop.getBody()->getTerminator());
+    SmallVector<Value> index(shape.size());
+    Value rest = loop.getInductionVar();
+    for (int64_t d = shape.size() - 1; d >= 0; --d) {
+      Value extent = indexConst(b, loc, shape[d]);
+      index[d] = d == 0 ? rest : arith::RemUIOp::create(b, loc, rest, extent);
+      if (d > 0)
+        rest = arith::DivUIOp::create(b, loc, rest, extent);
+    }
+    body(b, index, -1);
+    return;
+  }
+  case Distribution::Redundant: {
+    Value cond;
+    if (dist.threadZeroOnly)
+      cond = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid,
+                                   indexConst(b, loc, 0));
+    buildIf(b, loc, cond, [&](OpBuilder &b) {
+      SmallVector<Value> index;
+      OpBuilder::InsertionGuard inner(b);
+      for (int64_t extent : shape) {
+        auto loop = scf::ForOp::create(b, loc, indexConst(b, loc, 0),
+                                       indexConst(b, loc, extent),
+                                       indexConst(b, loc, 1));
+        index.push_back(loop.getInductionVar());
+        b.setInsertionPoint(loop.getBody()->getTerminator());
+      }
+      body(b, index, -1);
+    });
+    return;
+  }
+  }
+}
+
+Distribution KernelLowering::writerOf(Value dest) const {
+  Distribution d;
+  if (const RegisterFragment *f = fragment(dest)) {
+    d.kind = Distribution::Owned;
+    d.layout = &f->layout;
+  } else if (isLocal(dest)) {
+    d.kind = Distribution::Redundant;
+  }
+  return d;
+}
+
+Value KernelLowering::scratch(OpBuilder &b, Location loc, Type elementType,
+                              int64_t count) {
+  int64_t offset = llvm::alignTo(sharedTileBytes, 128);
+  int64_t bytes = count * ((elementType.getIntOrFloatBitWidth() + 7) / 8);
+  scratchBytes = std::max(scratchBytes, bytes);
+  auto type = MemRefType::get(
+      {count}, elementType, MemRefLayoutAttrInterface(),
+      gpu::AddressSpaceAttr::get(b.getContext(),
+                                 gpu::GPUDialect::getWorkgroupAddressSpace()));
+  return memref::ViewOp::create(b, loc, type, sharedBase,
+                                indexConst(b, loc, offset), ValueRange{});
+}
+
+Value gpu_lowering::loadElement(OpBuilder &b, Location loc,
+                                const KernelLowering &k, Value v,
+                                ValueRange index, int64_t slot) {
+  if (const RegisterFragment *f = k.fragment(v)) {
+    assert(slot >= 0 && "register fragment read outside its layout");
+    return memref::LoadOp::create(b, loc, f->slots, indexConst(b, loc, slot));
+  }
+  return memref::LoadOp::create(b, loc, v, index);
+}
+
+void gpu_lowering::storeElement(OpBuilder &b, Location loc,
+                                const KernelLowering &k, Value value, Value v,
+                                ValueRange index, int64_t slot) {
+  if (const RegisterFragment *f = k.fragment(v)) {
+    assert(slot >= 0 && "register fragment written outside its layout");
+    memref::StoreOp::create(b, loc, value, f->slots, indexConst(b, loc, slot));
+    return;
+  }
+  memref::StoreOp::create(b, loc, value, v, index);
+}
+
+/// The position in `memref` of element `index` of a window at `origin` (the
+/// window covers the trailing dimensions) and whether it is in bounds.
+static std::pair<SmallVector<Value>, Value>
+windowElement(OpBuilder &b, Location loc, Value memref, ValueRange origin,
+              ValueRange index) {
+  SmallVector<Value> full(origin.begin(), origin.end());
+  size_t lead = full.size() - index.size();
+  for (size_t d = 0; d < index.size(); ++d)
+    full[lead + d] = arith::AddIOp::create(b, loc, full[lead + d], index[d]);
+  Value valid;
+  for (size_t d = 0; d < full.size(); ++d) {
+    // Unsigned: a negative position is out of bounds too.
+    Value ok = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, full[d],
+                                     memref::DimOp::create(b, loc, memref, d));
+    valid = valid ? arith::AndIOp::create(b, loc, valid, ok) : ok;
+  }
+  return {full, valid};
+}
+
+//===----------------------------------------------------------------------===//
+// fill, copy
+//===----------------------------------------------------------------------===//
+
+void KernelLowering::lowerFill(tile::FillOp op) {
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  Value dest = op.getDest();
+  Value value = tile::castElements(b, loc, op.getValue(),
+                                   memrefType(dest).getElementType());
+  forEachElement(b, loc, memrefType(dest).getShape(), writerOf(dest),
+                 [&](OpBuilder &b, ValueRange index, int64_t slot) {
+                   storeElement(b, loc, *this, value, dest, index, slot);
+                 });
+  op.erase();
+}
+
+void KernelLowering::lowerCopy(tile::CopyOp op) {
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  Value src = op.getSource(), dst = op.getDest();
+  const RegisterFragment *srcFrag = fragment(src), *dstFrag = fragment(dst);
+  Distribution dist;
+  if (srcFrag) {
+    dist.kind = Distribution::Owned;
+    dist.layout = &srcFrag->layout;
+    // Replicas hold the same values: one of them writes memory.
+    dist.firstReplicaOnly = !dstFrag;
+  } else if (dstFrag) {
+    dist = writerOf(dst);
+  } else {
+    dist = writerOf(dst);
+  }
+  Type dstElem = llvm::cast<MemRefType>(dst.getType()).getElementType();
+  Type srcElem = llvm::cast<MemRefType>(src.getType()).getElementType();
+  forEachElement(
+      b, loc, op.getTileShape(), dist,
+      [&](OpBuilder &b, ValueRange index, int64_t slot) {
+        Value value;
+        if (!op.getSourceIndices().empty()) {
+          auto [pos, valid] =
+              windowElement(b, loc, src, op.getSourceIndices(), index);
+          auto ifOp = scf::IfOp::create(b, loc, TypeRange{srcElem}, valid,
+                                        /*withElseRegion=*/true);
+          {
+            OpBuilder::InsertionGuard guard(b);
+            b.setInsertionPointToStart(ifOp.thenBlock());
+            scf::YieldOp::create(b, loc,
+                                 ValueRange{memref::LoadOp::create(
+                                     b, loc, src, pos)});
+            b.setInsertionPointToStart(ifOp.elseBlock());
+            scf::YieldOp::create(
+                b, loc,
+                ValueRange{arith::ConstantOp::create(
+                    b, loc, b.getZeroAttr(srcElem))});
+          }
+          value = ifOp.getResult(0);
+        } else {
+          value = loadElement(b, loc, *this, src, index, slot);
+        }
+        value = tile::castElements(b, loc, value, dstElem,
+                                   op.getSourceUnsigned(), op.getDestUnsigned());
+        if (!op.getDestIndices().empty()) {
+          auto [pos, valid] =
+              windowElement(b, loc, dst, op.getDestIndices(), index);
+          buildIf(b, loc, valid, [&](OpBuilder &b) {
+            memref::StoreOp::create(b, loc, value, dst, pos);
+          });
+        } else {
+          storeElement(b, loc, *this, value, dst, index, slot);
+        }
+      });
+  op.erase();
+}
+
+//===----------------------------------------------------------------------===//
+// parallel
+//===----------------------------------------------------------------------===//
+
+void KernelLowering::lowerParallel(tile::ParallelOp op) {
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  Block &body = op.getBody().front();
+  tile::ParallelPlan plan = tile::planParallel(op);
+  Distribution dist;
+  const RegisterFragment *anchor =
+      plan.kind == tile::ParallelPlan::Owned ? fragment(plan.anchor) : nullptr;
+  if (anchor) {
+    dist.kind = Distribution::Owned;
+    dist.layout = &anchor->layout;
+  } else {
+    dist.kind = plan.kind == tile::ParallelPlan::Redundant
+                    ? Distribution::Redundant
+                    : Distribution::Strided;
+  }
+  // Register-fragment accesses and the loop dimensions they use.
+  SmallVector<std::pair<Operation *, SmallVector<int64_t>>> accesses;
+  op.walk([&](Operation *inner) {
+    Value m;
+    ValueRange indices;
+    if (auto load = llvm::dyn_cast<memref::LoadOp>(inner)) {
+      m = load.getMemRef();
+      indices = load.getIndices();
+    } else if (auto store = llvm::dyn_cast<memref::StoreOp>(inner)) {
+      m = store.getMemRef();
+      indices = store.getIndices();
+    }
+    if (m && fragment(m))
+      accesses.push_back({inner, *tile::loopIndexDims(indices, body)});
+  });
+  forEachElement(
+      b, loc, op.getShape(), dist,
+      [&](OpBuilder &b, ValueRange index, int64_t slot) {
+        IRMapping map;
+        map.map(body.getArguments(), index);
+        for (Operation &inner : body.without_terminator())
+          b.clone(inner, map);
+        for (auto &[orig, dims] : accesses) {
+          Operation *copy = map.lookup(orig);
+          Value m = orig->getOperand(llvm::isa<memref::LoadOp>(orig) ? 0 : 1);
+          const RegisterFragment *f = fragment(m);
+          int64_t s = dims.size() == body.getNumArguments()
+                          ? slot
+                          : dist.layout->projectedSlot(dims, slot);
+          OpBuilder rb(copy);
+          Value slotIndex = indexConst(rb, loc, s);
+          if (auto load = llvm::dyn_cast<memref::LoadOp>(copy)) {
+            Value v = memref::LoadOp::create(rb, loc, f->slots, slotIndex);
+            load.getResult().replaceAllUsesWith(v);
+          } else {
+            memref::StoreOp::create(rb, loc, copy->getOperand(0), f->slots,
+                                    slotIndex);
+          }
+          copy->erase();
+        }
+      });
+  op.erase();
+}
+
+//===----------------------------------------------------------------------===//
+// reduce
+//===----------------------------------------------------------------------===//
+
+/// A lane-to-lane exchange: gpu.shuffle works on 32-bit values here.
+static Value shuffleXor(OpBuilder &b, Location loc, Value v, int64_t offset) {
+  Type type = v.getType();
+  Value wide = v;
+  if (type.getIntOrFloatBitWidth() < 32)
+    wide = tile::castElements(b, loc, v,
+                              llvm::isa<FloatType>(type)
+                                  ? Type(b.getF32Type())
+                                  : Type(b.getI32Type()));
+  auto shuffle = gpu::ShuffleOp::create(
+      b, loc, wide, static_cast<int32_t>(offset), 32, gpu::ShuffleMode::XOR);
+  Value result = shuffle.getShuffleResult();
+  return result.getType() == type ? result
+                                  : tile::castElements(b, loc, result, type);
+}
+
+void KernelLowering::lowerReduce(tile::ReduceOp op) {
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  Value src = op.getSource(), dst = op.getDest();
+  int64_t dim = op.getDim();
+  Type acc = memrefType(dst).getElementType();
+  tile::ReduceCombiner c{op.getKind(), llvm::isa<FloatType>(acc)};
+  auto srcShape = memrefType(src).getShape();
+  auto dstShape = memrefType(dst).getShape();
+  auto prepared = [&](OpBuilder &b, Value v) {
+    return c.prepare(b, loc, tile::castElements(b, loc, v, acc));
+  };
+  auto finish = [&](OpBuilder &b, Value result, ValueRange index,
+                    int64_t slot) {
+    if (!op.getClear())
+      result = c.combine(b, loc,
+                         loadElement(b, loc, *this, dst, index, slot), result);
+    storeElement(b, loc, *this, result, dst, index, slot);
+  };
+
+  const RegisterFragment *srcFrag = fragment(src);
+  if (!srcFrag) {
+    // The source is in memory: each writer of a result element reads the
+    // whole reduced line.
+    forEachElement(
+        b, loc, dstShape, writerOf(dst),
+        [&](OpBuilder &b, ValueRange index, int64_t slot) {
+          auto loop = scf::ForOp::create(
+              b, loc, indexConst(b, loc, 0), indexConst(b, loc, srcShape[dim]),
+              indexConst(b, loc, 1), ValueRange{c.identity(b, loc, acc)});
+          {
+            OpBuilder::InsertionGuard guard(b);
+            b.setInsertionPointToStart(loop.getBody());
+            SmallVector<Value> full(index.begin(), index.end());
+            full.insert(full.begin() + dim, loop.getInductionVar());
+            Value v = prepared(b, memref::LoadOp::create(b, loc, src, full));
+            scf::YieldOp::create(
+                b, loc, c.combine(b, loc, loop.getRegionIterArgs()[0], v));
+          }
+          finish(b, loop.getResult(0), index, slot);
+        });
+    op.erase();
+    return;
+  }
+
+  // 1. Registers: combine the slots that hold the same result element.
+  const FragmentLayout &layout = srcFrag->layout;
+  SmallVector<int64_t> kept;
+  for (int64_t d = 0; d < layout.rank; ++d)
+    if (d != dim)
+      kept.push_back(d);
+  FragmentLayout result = layout.project(kept);
+  SmallVector<Value> partial(result.numSlots());
+  for (int64_t s = 0, e = layout.numSlots(); s < e; ++s) {
+    int64_t r = layout.projectedSlot(kept, s);
+    Value v = prepared(
+        b, memref::LoadOp::create(b, loc, srcFrag->slots, indexConst(b, loc, s)));
+    partial[r] = partial[r] ? c.combine(b, loc, partial[r], v) : v;
+  }
+  // 2. Lanes: butterfly over the lane bits of the reduced dimension.
+  SmallVector<unsigned> acrossWarps;
+  for (unsigned f = 0; f < layout.factors.size(); ++f) {
+    const tile::LayoutFactor &fac = layout.factors[f];
+    if (fac.dim != dim || !fac.isThread())
+      continue;
+    bool lanes = fac.threadStride * fac.extent <= 32 &&
+                 llvm::isPowerOf2_64(fac.extent) &&
+                 llvm::isPowerOf2_64(fac.threadStride);
+    if (!lanes) {
+      acrossWarps.push_back(f);
+      continue;
+    }
+    for (int64_t off = fac.threadStride; off < fac.threadStride * fac.extent;
+         off *= 2)
+      for (Value &p : partial)
+        p = c.combine(b, loc, p, shuffleXor(b, loc, p, off));
+  }
+  // 3. Other threads (warps): through shared scratch, one row of result
+  // elements per digit combination of the remaining factors.
+  if (!acrossWarps.empty()) {
+    int64_t groups = 1;
+    Value group = indexConst(b, loc, 0);
+    for (unsigned f : acrossWarps) {
+      group = arith::AddIOp::create(
+          b, loc, arith::MulIOp::create(b, loc, group,
+                                        indexConst(b, loc, layout.factors[f].extent)),
+          layout.threadDigit(b, loc, tid, f));
+      groups *= layout.factors[f].extent;
+    }
+    int64_t elems = product(dstShape);
+    Value buf = scratch(b, loc, acc, groups * elems);
+    SmallVector<Value> linear(partial.size());
+    for (size_t r = 0; r < partial.size(); ++r) {
+      SmallVector<Value> index = result.elementIndex(b, loc, tid, r);
+      Value lin = indexConst(b, loc, 0);
+      for (size_t d = 0; d < index.size(); ++d)
+        lin = arith::AddIOp::create(
+            b, loc,
+            arith::MulIOp::create(b, loc, lin, indexConst(b, loc, dstShape[d])),
+            index[d]);
+      linear[r] = lin;
+      Value at = arith::AddIOp::create(
+          b, loc, arith::MulIOp::create(b, loc, group, indexConst(b, loc, elems)),
+          lin);
+      memref::StoreOp::create(b, loc, partial[r], buf, at);
+    }
+    gpu::BarrierOp::create(b, loc);
+    for (size_t r = 0; r < partial.size(); ++r) {
+      Value total;
+      for (int64_t g = 0; g < groups; ++g) {
+        Value at = arith::AddIOp::create(b, loc, indexConst(b, loc, g * elems),
+                                         linear[r]);
+        Value v = memref::LoadOp::create(b, loc, buf, at);
+        total = total ? c.combine(b, loc, total, v) : v;
+      }
+      partial[r] = total;
+    }
+    gpu::BarrierOp::create(b, loc);
+  }
+  // 4. Results: into the destination's registers or memory.
+  for (size_t r = 0; r < partial.size(); ++r) {
+    SmallVector<Value> index = fragment(dst)
+                                   ? SmallVector<Value>()
+                                   : result.elementIndex(b, loc, tid, r);
+    finish(b, partial[r], index, r);
+  }
+  op.erase();
+}
+
+//===----------------------------------------------------------------------===//
+// gemm
+//===----------------------------------------------------------------------===//
+
+void KernelLowering::lowerGemm(tile::GemmOp op) {
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  Value A = op.getA(), B = op.getB(), C = op.getC();
+  Type acc = memrefType(C).getElementType();
+  bool isFloat = llvm::isa<FloatType>(acc);
+  int64_t K = op.getTransposeA() ? memrefType(A).getShape()[0]
+                                 : memrefType(A).getShape()[1];
+  auto loadA = [&](OpBuilder &b, Value i, Value k) {
+    Value v = op.getTransposeA() ? memref::LoadOp::create(b, loc, A, {k, i})
+                                 : memref::LoadOp::create(b, loc, A, {i, k});
+    return tile::castElements(b, loc, v, acc);
+  };
+  auto loadB = [&](OpBuilder &b, Value k, Value j) {
+    Value v = op.getTransposeB() ? memref::LoadOp::create(b, loc, B, {j, k})
+                                 : memref::LoadOp::create(b, loc, B, {k, j});
+    return tile::castElements(b, loc, v, acc);
+  };
+  auto fma = [&](OpBuilder &b, Value a, Value x, Value sum) -> Value {
+    if (isFloat)
+      return math::FmaOp::create(b, loc, a, x, sum);
+    return arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, a, x),
+                                 sum);
+  };
+  Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(acc));
+
+  if (const RegisterFragment *cf = fragment(C)) {
+    // Each thread keeps its accumulators in registers across the K loop and
+    // reads the rows of A and columns of B it needs from memory.
+    const FragmentLayout &layout = cf->layout;
+    int64_t slots = layout.numSlots();
+    SmallVector<SmallVector<Value>> index;
+    SmallVector<int64_t> rowKey, colKey;
+    for (int64_t s = 0; s < slots; ++s) {
+      index.push_back(layout.elementIndex(b, loc, tid, s));
+      int64_t key[2] = {0, 0};
+      for (unsigned f = 0; f < layout.factors.size(); ++f)
+        if (!layout.factors[f].isThread() && layout.factors[f].dim >= 0)
+          key[layout.factors[f].dim] +=
+              layout.slotDigit(f, s) * layout.elementStride(f);
+      rowKey.push_back(key[0]);
+      colKey.push_back(key[1]);
+    }
+    SmallVector<Value> init;
+    for (int64_t s = 0; s < slots; ++s)
+      init.push_back(op.getClear() ? zero
+                                   : memref::LoadOp::create(
+                                         b, loc, cf->slots,
+                                         indexConst(b, loc, s)));
+    auto loop = scf::ForOp::create(b, loc, indexConst(b, loc, 0),
+                                   indexConst(b, loc, K), indexConst(b, loc, 1),
+                                   init);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(loop.getBody());
+      Value k = loop.getInductionVar();
+      llvm::DenseMap<int64_t, Value> rows, cols;
+      SmallVector<Value> next;
+      for (int64_t s = 0; s < slots; ++s) {
+        Value &a = rows[rowKey[s]];
+        if (!a)
+          a = loadA(b, index[s][0], k);
+        Value &x = cols[colKey[s]];
+        if (!x)
+          x = loadB(b, k, index[s][1]);
+        next.push_back(fma(b, a, x, loop.getRegionIterArgs()[s]));
+      }
+      scf::YieldOp::create(b, loc, next);
+    }
+    for (int64_t s = 0; s < slots; ++s)
+      memref::StoreOp::create(b, loc, loop.getResult(s), cf->slots,
+                              indexConst(b, loc, s));
+    op.erase();
+    return;
+  }
+
+  // C in memory: each writer of an element computes its dot product.
+  forEachElement(
+      b, loc, memrefType(C).getShape(), writerOf(C),
+      [&](OpBuilder &b, ValueRange index, int64_t slot) {
+        Value start =
+            op.getClear() ? zero : loadElement(b, loc, *this, C, index, slot);
+        auto loop = scf::ForOp::create(b, loc, indexConst(b, loc, 0),
+                                       indexConst(b, loc, K),
+                                       indexConst(b, loc, 1), ValueRange{start});
+        {
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPointToStart(loop.getBody());
+          Value k = loop.getInductionVar();
+          scf::YieldOp::create(
+              b, loc,
+              fma(b, loadA(b, index[0], k), loadB(b, k, index[1]),
+                  loop.getRegionIterArgs()[0]));
+        }
+        storeElement(b, loc, *this, loop.getResult(0), C, index, slot);
+      });
+  op.erase();
+}
+
+//===----------------------------------------------------------------------===//
+// atomic_add
+//===----------------------------------------------------------------------===//
+
+void KernelLowering::lowerAtomicAdd(tile::AtomicAddOp op) {
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  Value src = op.getSource(), dst = op.getDest();
+  Type elem = llvm::cast<MemRefType>(dst.getType()).getElementType();
+  Distribution dist;
+  if (const RegisterFragment *f = fragment(src)) {
+    dist.kind = Distribution::Owned;
+    dist.layout = &f->layout;
+    dist.firstReplicaOnly = true; // each element is added once
+  } else if (isLocal(src)) {
+    dist.kind = Distribution::Redundant;
+    dist.threadZeroOnly = true;
+  }
+  forEachElement(
+      b, loc, memrefType(src).getShape(), dist,
+      [&](OpBuilder &b, ValueRange index, int64_t slot) {
+        Value v = tile::castElements(
+            b, loc, loadElement(b, loc, *this, src, index, slot), elem);
+        auto [pos, valid] =
+            windowElement(b, loc, dst, op.getDestIndices(), index);
+        buildIf(b, loc, valid, [&](OpBuilder &b) {
+          memref::AtomicRMWOp::create(b, loc,
+                                      llvm::isa<FloatType>(elem)
+                                          ? arith::AtomicRMWKind::addf
+                                          : arith::AtomicRMWKind::addi,
+                                      v, dst, pos);
+        });
+      });
+  op.erase();
+}

@@ -1,0 +1,290 @@
+//===- TileToGPU.cpp - Tile kernels to gpu.func kernels -------------------===//
+//
+// The kernel side of convert-tile-to-gpu: the launch ABI, where each tile
+// lives, the order ops are lowered in and the barriers between them. The
+// op lowerings are in Ops.cpp.
+//
+//===----------------------------------------------------------------------===//
+#include "KernelLowering.h"
+
+#include "tlc/Conversion/Passes.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+
+namespace tlc {
+#define GEN_PASS_DEF_CONVERTTILETOGPU
+#include "tlc/Conversion/Passes.h.inc"
+} // namespace tlc
+
+using namespace mlir;
+using namespace tlc;
+using namespace tlc::gpu_lowering;
+
+namespace {
+
+bool isWorkgroup(Type t) {
+  auto type = llvm::dyn_cast<MemRefType>(t);
+  if (!type)
+    return false;
+  auto space = llvm::dyn_cast_or_null<gpu::AddressSpaceAttr>(
+      type.getMemorySpace());
+  return space && space.getValue() == gpu::AddressSpace::Workgroup;
+}
+
+/// Whether lowering `op` reads or writes shared memory.
+bool touchesShared(Operation *op) {
+  bool found = false;
+  op->walk([&](Operation *inner) {
+    for (Value v : inner->getOperands())
+      if (isWorkgroup(v.getType()))
+        found = true;
+  });
+  return found;
+}
+
+int64_t elementBytes(Type t) { return (t.getIntOrFloatBitWidth() + 7) / 8; }
+
+struct ConvertTileToGPU
+    : public tlc::impl::ConvertTileToGPUBase<ConvertTileToGPU> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<func::FuncOp> kernels;
+    for (auto func : module.getOps<func::FuncOp>())
+      if (func->hasAttr("tile.kernel"))
+        kernels.push_back(func);
+    if (kernels.empty())
+      return;
+    OpBuilder b(module.getBodyRegion());
+    b.setInsertionPointToEnd(module.getBody());
+    module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
+                    b.getUnitAttr());
+    auto gpuModule =
+        gpu::GPUModuleOp::create(b, module.getLoc(), "tlc_kernels");
+    for (func::FuncOp kernel : kernels) {
+      gpu::GPUFuncOp func = outline(kernel, gpuModule);
+      if (failed(lowerBody(func, kernel)))
+        return signalPassFailure();
+      kernel.erase();
+    }
+  }
+
+  /// A gpu.func with the launch ABI, holding the kernel's body.
+  gpu::GPUFuncOp outline(func::FuncOp kernel, gpu::GPUModuleOp gpuModule) {
+    MLIRContext *ctx = kernel.getContext();
+    Location loc = kernel.getLoc();
+    Type i64 = IntegerType::get(ctx, 64);
+    SmallVector<Type> params;
+    for (Type t : kernel.getArgumentTypes()) {
+      if (auto m = llvm::dyn_cast<MemRefType>(t)) {
+        // A static shape keeps the bare-pointer calling convention happy;
+        // the real extent comes from the reinterpret_cast below.
+        params.push_back(MemRefType::get({1}, m.getElementType()));
+        params.append(2 * m.getRank(), i64);
+      } else if (t.isInteger(1)) {
+        params.push_back(IntegerType::get(ctx, 8));
+      } else if (t.isIndex()) {
+        params.push_back(i64);
+      } else {
+        params.push_back(t);
+      }
+    }
+    OpBuilder b(gpuModule.getBodyRegion());
+    b.setInsertionPointToEnd(gpuModule.getBody());
+    auto func = gpu::GPUFuncOp::create(
+        b, loc, ("tlc_" + kernel.getName()).str(),
+        FunctionType::get(ctx, params, {}));
+    func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
+    int64_t threads = 128;
+    if (auto attr = kernel->getAttrOfType<IntegerAttr>("tile.threads"))
+      threads = attr.getInt();
+    func.setKnownBlockSizeAttr(
+        b.getDenseI32ArrayAttr({static_cast<int32_t>(threads), 1, 1}));
+    for (StringRef name : {"tile.threads", "tile.grid_rank"})
+      if (Attribute a = kernel->getAttr(name))
+        func->setAttr(name, a);
+
+    // Rebuild each argument from its ABI pieces.
+    Block &entry = func.getBody().front();
+    b.setInsertionPointToStart(&entry);
+    SmallVector<Value> args;
+    unsigned p = 0;
+    for (Type t : kernel.getArgumentTypes()) {
+      if (auto m = llvm::dyn_cast<MemRefType>(t)) {
+        Value data = entry.getArgument(p++);
+        SmallVector<OpFoldResult> sizes, strides;
+        for (int64_t d = 0; d < m.getRank(); ++d)
+          sizes.push_back(index(b, loc, entry.getArgument(p++),
+                                m.getShape()[d]));
+        auto [staticStrides, offset] = m.getStridesAndOffset();
+        for (int64_t d = 0; d < m.getRank(); ++d)
+          strides.push_back(index(b, loc, entry.getArgument(p++),
+                                  staticStrides[d]));
+        OpFoldResult zero =
+            ShapedType::isDynamic(offset)
+                ? OpFoldResult(arith::ConstantIndexOp::create(b, loc, 0)
+                                   .getResult())
+                : OpFoldResult(b.getIndexAttr(offset));
+        args.push_back(memref::ReinterpretCastOp::create(b, loc, m, data, zero,
+                                                         sizes, strides));
+      } else if (t.isInteger(1)) {
+        Value byte = entry.getArgument(p++);
+        args.push_back(arith::CmpIOp::create(
+            b, loc, arith::CmpIPredicate::ne, byte,
+            arith::ConstantIntOp::create(b, loc, byte.getType(), 0)));
+      } else if (t.isIndex()) {
+        args.push_back(
+            arith::IndexCastOp::create(b, loc, t, entry.getArgument(p++)));
+      } else {
+        args.push_back(entry.getArgument(p++));
+      }
+    }
+    Block &body = kernel.getBody().front();
+    for (auto [old, now] : llvm::zip(body.getArguments(), args))
+      old.replaceAllUsesWith(now);
+    entry.getOperations().splice(entry.end(), body.getOperations());
+    Operation *ret = entry.getTerminator();
+    b.setInsertionPoint(ret);
+    gpu::ReturnOp::create(b, ret->getLoc());
+    ret->erase();
+    func.walk([&](tile::BlockIdOp op) {
+      OpBuilder ob(op);
+      static const gpu::Dimension dims[] = {gpu::Dimension::x,
+                                            gpu::Dimension::y,
+                                            gpu::Dimension::z};
+      op.replaceAllUsesWith(
+          gpu::BlockIdOp::create(ob, op.getLoc(), dims[op.getDim()])
+              .getResult());
+      op.erase();
+    });
+    return func;
+  }
+
+  /// A static size or stride, or the i64 ABI value as an index.
+  static OpFoldResult index(OpBuilder &b, Location loc, Value v,
+                            int64_t staticValue) {
+    if (!ShapedType::isDynamic(staticValue))
+      return b.getIndexAttr(staticValue);
+    return arith::IndexCastOp::create(b, loc, b.getIndexType(), v).getResult();
+  }
+
+  LogicalResult lowerBody(gpu::GPUFuncOp func, func::FuncOp kernel) {
+    int64_t threads =
+        func->getAttrOfType<IntegerAttr>("tile.threads").getInt();
+    KernelLowering k(func, threads);
+    Block &entry = func.getBody().front();
+    OpBuilder b(&entry, entry.begin());
+    Location loc = func.getLoc();
+    MLIRContext *ctx = func.getContext();
+    k.tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+    auto workgroup = gpu::AddressSpaceAttr::get(
+        ctx, gpu::GPUDialect::getWorkgroupAddressSpace());
+    k.sharedBase = gpu::DynamicSharedMemoryOp::create(
+        b, loc,
+        MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
+                        MemRefLayoutAttrInterface(), workgroup));
+
+    // Storage for every tile, created at the top of the kernel.
+    SmallVector<tile::AllocOp> allocs;
+    func.walk([&](tile::AllocOp op) { allocs.push_back(op); });
+    for (tile::AllocOp alloc : allocs) {
+      MemRefType type = alloc.getType();
+      Location aloc = alloc.getLoc();
+      switch (*tile::getScope(type)) {
+      case tile::MemScope::shared: {
+        int64_t offset = llvm::alignTo(k.sharedTileBytes, 128);
+        k.sharedTileBytes =
+            offset + type.getNumElements() * elementBytes(type.getElementType());
+        auto viewType = MemRefType::get(type.getShape(), type.getElementType(),
+                                        MemRefLayoutAttrInterface(), workgroup);
+        Value view = memref::ViewOp::create(
+            b, aloc, viewType, k.sharedBase,
+            arith::ConstantIndexOp::create(b, aloc, offset), ValueRange{});
+        alloc.getResult().replaceAllUsesWith(view);
+        alloc.erase();
+        break;
+      }
+      case tile::MemScope::local: {
+        Value local = memref::AllocaOp::create(
+            b, aloc, MemRefType::get(type.getShape(), type.getElementType()));
+        alloc.getResult().replaceAllUsesWith(local);
+        alloc.erase();
+        break;
+      }
+      case tile::MemScope::fragment: {
+        auto attr = alloc->getAttrOfType<tile::LayoutAttr>("tile.layout");
+        if (!attr)
+          return alloc.emitError(
+              "fragment has no thread layout (run tile-infer-layouts first)");
+        tile::FragmentLayout layout = tile::FragmentLayout::fromAttr(attr);
+        if (!layout.fits(type.getShape()) || layout.threads != threads)
+          return alloc.emitError("fragment layout does not fit its shape");
+        Value slots = memref::AllocaOp::create(
+            b, aloc,
+            MemRefType::get({layout.numSlots()}, type.getElementType()));
+        k.fragments[alloc.getResult()] = {slots, layout};
+        break;
+      }
+      }
+    }
+
+    // Element accesses outside tile ops that touch shared memory are
+    // separated from what follows by a barrier like tile ops are.
+    SmallVector<Operation *> work;
+    func.walk<WalkOrder::PreOrder>([&](Operation *op) {
+      if (llvm::isa<tile::ParallelOp>(op)) {
+        work.push_back(op);
+        return WalkResult::skip();
+      }
+      if (llvm::isa<tile::FillOp, tile::CopyOp, tile::ReduceOp, tile::GemmOp,
+                    tile::AtomicAddOp>(op))
+        work.push_back(op);
+      else if (llvm::isa<memref::LoadOp, memref::StoreOp>(op) &&
+               touchesShared(op))
+        work.push_back(op);
+      return WalkResult::advance();
+    });
+    for (Operation *op : work) {
+      if (touchesShared(op)) {
+        OpBuilder after(op->getContext());
+        after.setInsertionPointAfter(op);
+        gpu::BarrierOp::create(after, op->getLoc());
+      }
+      if (auto o = llvm::dyn_cast<tile::FillOp>(op))
+        k.lowerFill(o);
+      else if (auto o = llvm::dyn_cast<tile::CopyOp>(op))
+        k.lowerCopy(o);
+      else if (auto o = llvm::dyn_cast<tile::ParallelOp>(op))
+        k.lowerParallel(o);
+      else if (auto o = llvm::dyn_cast<tile::ReduceOp>(op))
+        k.lowerReduce(o);
+      else if (auto o = llvm::dyn_cast<tile::GemmOp>(op))
+        k.lowerGemm(o);
+      else if (auto o = llvm::dyn_cast<tile::AtomicAddOp>(op))
+        k.lowerAtomicAdd(o);
+    }
+    for (auto &[value, frag] : k.fragments) {
+      Operation *alloc = value.getDefiningOp();
+      if (!value.use_empty())
+        return alloc->emitError("fragment used by an op the GPU lowering "
+                                "does not handle");
+      alloc->erase();
+    }
+
+    int64_t bytes = k.scratchBytes
+                        ? llvm::alignTo(k.sharedTileBytes, 128) + k.scratchBytes
+                        : k.sharedTileBytes;
+    func->setAttr("tlc.shared_bytes", b.getI64IntegerAttr(bytes));
+    if (bytes > maxSharedBytes)
+      return kernel.emitError()
+             << "kernel '" << kernel.getName() << "' needs " << bytes
+             << " bytes of shared memory (tiles and reduction scratch); "
+             << archName << " allows " << maxSharedBytes
+             << " per block: use smaller shared tiles or fragments";
+    return success();
+  }
+};
+
+} // namespace
