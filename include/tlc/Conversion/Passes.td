@@ -89,7 +89,10 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "mlir::ModuleOp"> {
     thread owns: fragments by layout, shared/global tiles round-robin over
     the threads, with bounds checks on global windows; reductions combine
     registers, then lanes with `gpu.shuffle xor`, then warps through shared
-    scratch; gemm accumulates in registers with FMAs. A `gpu.barrier`
+    scratch; gemm accumulates in registers, with `ldmatrix` + `mma.sync`
+    m16n8k16 when the accumulator has the MMA layout and with FMAs
+    otherwise. Rows of 2-D shared tiles whose length is a multiple of 128
+    bytes get 16 bytes of padding so ldmatrix reads no bank twice. A `gpu.barrier`
     follows every op that touches shared memory.
 
     Before:
@@ -114,7 +117,9 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "mlir::ModuleOp"> {
   let dependentDialects = [
     "mlir::arith::ArithDialect", "mlir::memref::MemRefDialect",
     "mlir::scf::SCFDialect", "mlir::math::MathDialect",
-    "mlir::gpu::GPUDialect"
+    "mlir::gpu::GPUDialect", "mlir::nvgpu::NVGPUDialect",
+    "mlir::NVVM::NVVMDialect", "mlir::LLVM::LLVMDialect",
+    "mlir::vector::VectorDialect"
   ];
 }
 

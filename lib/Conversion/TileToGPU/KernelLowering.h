@@ -78,9 +78,11 @@ public:
   // Op lowerings (Ops.cpp). Each erases its op.
   void lowerFill(tile::FillOp op);
   void lowerCopy(tile::CopyOp op);
+  mlir::LogicalResult lowerVectorCopy(tile::CopyOp op);
   void lowerParallel(tile::ParallelOp op);
   void lowerReduce(tile::ReduceOp op);
   void lowerGemm(tile::GemmOp op);
+  void lowerGemmMma(tile::GemmOp op, const tile::MmaPlan &plan);
   void lowerAtomicAdd(tile::AtomicAddOp op);
 };
 

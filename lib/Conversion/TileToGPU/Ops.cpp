@@ -12,7 +12,11 @@
 #include "tlc/Dialect/Tile/IR/TileUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
@@ -35,6 +39,12 @@ static int64_t product(ArrayRef<int64_t> shape) {
 
 static MemRefType memrefType(Value v) {
   return llvm::cast<MemRefType>(v.getType());
+}
+
+static bool isWorkgroup(Value v) {
+  auto space = llvm::dyn_cast_or_null<gpu::AddressSpaceAttr>(
+      memrefType(v).getMemorySpace());
+  return space && space.getValue() == gpu::AddressSpace::Workgroup;
 }
 
 static bool isLocal(Value v) {
@@ -211,6 +221,9 @@ void KernelLowering::lowerCopy(tile::CopyOp op) {
   }
   Type dstElem = llvm::cast<MemRefType>(dst.getType()).getElementType();
   Type srcElem = llvm::cast<MemRefType>(src.getType()).getElementType();
+  if (dist.kind == Distribution::Strided && !op.getSourceIndices().empty() &&
+      succeeded(lowerVectorCopy(op)))
+    return;
   forEachElement(
       b, loc, op.getTileShape(), dist,
       [&](OpBuilder &b, ValueRange index, int64_t slot) {
@@ -249,6 +262,107 @@ void KernelLowering::lowerCopy(tile::CopyOp op) {
         }
       });
   op.erase();
+}
+
+/// Global window -> tile in memory, 16 bytes per thread and step: each
+/// thread copies whole chunks of the innermost dimension with one vector
+/// load when the chunk is in bounds and the tensor is 16-byte aligned
+/// (checked once per copy), element by element otherwise.
+LogicalResult KernelLowering::lowerVectorCopy(tile::CopyOp op) {
+  Value src = op.getSource(), dst = op.getDest();
+  Type srcElem = memrefType(src).getElementType();
+  Type dstElem = memrefType(dst).getElementType();
+  if (!srcElem.isIntOrFloat() || !dstElem.isIntOrFloat() ||
+      srcElem.getIntOrFloatBitWidth() < 8 ||
+      dstElem.getIntOrFloatBitWidth() < 8)
+    return failure();
+  int64_t srcBytes = srcElem.getIntOrFloatBitWidth() / 8;
+  int64_t dstBytes = dstElem.getIntOrFloatBitWidth() / 8;
+  int64_t width = 16 / srcBytes;
+  SmallVector<int64_t> shape(op.getTileShape());
+  if (shape.back() % width != 0)
+    return failure();
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  auto c = [&](int64_t v) { return indexConst(b, loc, v); };
+  ValueRange origin = op.getSourceIndices();
+  int64_t srcRank = memrefType(src).getRank();
+
+  // Uniform: the base, the row strides and the window column keep every
+  // chunk 16-byte aligned.
+  Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, src);
+  Value aligned = arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::eq,
+      arith::RemUIOp::create(b, loc, base, c(16)), c(0));
+  auto meta = memref::ExtractStridedMetadataOp::create(b, loc, src);
+  auto isMultiple = [&](Value v) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                 arith::RemUIOp::create(b, loc, v, c(width)),
+                                 c(0));
+  };
+  for (int64_t d = 0; d + 1 < srcRank; ++d)
+    aligned = arith::AndIOp::create(b, loc, aligned,
+                                    isMultiple(meta.getStrides()[d]));
+  aligned = arith::AndIOp::create(b, loc, aligned, isMultiple(origin.back()));
+  Value innerSize = memref::DimOp::create(b, loc, src, srcRank - 1);
+
+  SmallVector<int64_t> chunkShape(shape);
+  chunkShape.back() /= width;
+  Distribution dist;
+  dist.kind = Distribution::Strided;
+  forEachElement(
+      b, loc, chunkShape, dist,
+      [&](OpBuilder &b, ValueRange chunk, int64_t) {
+        SmallVector<Value> index(chunk.begin(), chunk.end());
+        index.back() =
+            arith::MulIOp::create(b, loc, index.back(), indexConst(b, loc, width));
+        auto [pos, valid] = windowElement(b, loc, src, origin, index);
+        Value end = arith::AddIOp::create(b, loc, pos.back(),
+                                          indexConst(b, loc, width));
+        Value whole = arith::AndIOp::create(
+            b, loc, valid,
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, end,
+                                  innerSize));
+        whole = arith::AndIOp::create(b, loc, whole, aligned);
+        auto ifOp = scf::IfOp::create(b, loc, whole, /*withElseRegion=*/true);
+        {
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+          Value v = vector::LoadOp::create(
+              b, loc, VectorType::get({width}, srcElem), src, pos,
+              /*nontemporal=*/false, llvm::MaybeAlign(16));
+          v = tile::castElements(b, loc, v, dstElem, op.getSourceUnsigned(),
+                                 op.getDestUnsigned());
+          vector::StoreOp::create(b, loc, v, dst, index, /*nontemporal=*/false,
+                                  llvm::MaybeAlign(std::min<int64_t>(
+                                      16, width * dstBytes)));
+          // Ragged or unaligned chunks: element by element.
+          b.setInsertionPoint(ifOp.elseBlock()->getTerminator());
+          for (int64_t l = 0; l < width; ++l) {
+            SmallVector<Value> at(index);
+            at.back() =
+                arith::AddIOp::create(b, loc, at.back(), indexConst(b, loc, l));
+            auto [p, ok] = windowElement(b, loc, src, origin, at);
+            auto load = scf::IfOp::create(b, loc, TypeRange{srcElem}, ok,
+                                          /*withElseRegion=*/true);
+            OpBuilder::InsertionGuard inner(b);
+            b.setInsertionPointToStart(load.thenBlock());
+            scf::YieldOp::create(
+                b, loc, ValueRange{memref::LoadOp::create(b, loc, src, p)});
+            b.setInsertionPointToStart(load.elseBlock());
+            scf::YieldOp::create(b, loc,
+                                 ValueRange{arith::ConstantOp::create(
+                                     b, loc, b.getZeroAttr(srcElem))});
+            b.setInsertionPointAfter(load);
+            Value v = tile::castElements(b, loc, load.getResult(0), dstElem,
+                                         op.getSourceUnsigned(),
+                                         op.getDestUnsigned());
+            memref::StoreOp::create(b, loc, v, dst, at);
+          }
+        }
+      });
+  op.erase();
+  return success();
 }
 
 //===----------------------------------------------------------------------===//
@@ -495,6 +609,11 @@ void KernelLowering::lowerGemm(tile::GemmOp op) {
   Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(acc));
 
   if (const RegisterFragment *cf = fragment(C)) {
+    if (isWorkgroup(A) && isWorkgroup(B))
+      if (std::optional<tile::MmaPlan> plan =
+              tile::planMma(op, threads, /*operandsInShared=*/true);
+          plan && plan->accumulator == cf->layout)
+        return lowerGemmMma(op, *plan);
     // Each thread keeps its accumulators in registers across the K loop and
     // reads the rows of A and columns of B it needs from memory.
     const FragmentLayout &layout = cf->layout;
@@ -600,5 +719,144 @@ void KernelLowering::lowerAtomicAdd(tile::AtomicAddOp op) {
                                       v, dst, pos);
         });
       });
+  op.erase();
+}
+
+//===----------------------------------------------------------------------===//
+// gemm on tensor cores: ldmatrix + mma.sync m16n8k16
+//===----------------------------------------------------------------------===//
+
+/// Loads `tiles` 8x8 matrices of 16-bit elements with ldmatrix, as i32
+/// registers (two elements each: vector<2xf16> or bf16 pairs in an i32). Lane l gives the address of row l % 8 of
+/// matrix l / 8, at `rows`/`cols` plus the lane's offsets.
+static SmallVector<Value> loadMatrices(OpBuilder &b, Location loc, Value tile,
+                                       Value row, Value col, int64_t tiles,
+                                       bool transpose) {
+  Type elem = memrefType(tile).getElementType();
+  auto vecType = VectorType::get({tiles, 2}, elem);
+  Value v = nvgpu::LdMatrixOp::create(b, loc, vecType, tile, ValueRange{row, col},
+                                      transpose, tiles);
+  SmallVector<Value> regs;
+  if (elem.isF16()) { // mma.sync takes f16 pairs as vector<2xf16>
+    for (int64_t i = 0; i < tiles; ++i)
+      regs.push_back(vector::ExtractOp::create(b, loc, v, ArrayRef<int64_t>{i}));
+    return regs;
+  }
+  // and bf16 pairs as i32
+  Value words = vector::BitCastOp::create(
+      b, loc, VectorType::get({tiles, 1}, b.getI32Type()), v);
+  for (int64_t i = 0; i < tiles; ++i)
+    regs.push_back(vector::ExtractOp::create(b, loc, words,
+                                             ArrayRef<int64_t>{i, 0}));
+  return regs;
+}
+
+void KernelLowering::lowerGemmMma(tile::GemmOp op, const tile::MmaPlan &plan) {
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  Value A = op.getA(), B = op.getB();
+  const RegisterFragment *cf = fragment(op.getC());
+  auto cShape = memrefType(op.getC()).getShape();
+  int64_t M = cShape[0], N = cShape[1];
+  int64_t K = op.getTransposeA() ? memrefType(A).getShape()[0]
+                                 : memrefType(A).getShape()[1];
+  int64_t wm = plan.warpsM, wn = plan.warpsN;
+  int64_t mTiles = M / wm / 16, nTiles = N / wn / 8;
+  auto c = [&](int64_t v) { return indexConst(b, loc, v); };
+  auto add = [&](Value x, Value y) -> Value {
+    return arith::AddIOp::create(b, loc, x, y);
+  };
+  auto mul = [&](Value x, int64_t y) -> Value {
+    return arith::MulIOp::create(b, loc, x, c(y));
+  };
+  Value lane = arith::RemUIOp::create(b, loc, tid, c(32));
+  Value warp = arith::DivUIOp::create(b, loc, tid, c(32));
+  Value row0 = mul(arith::DivUIOp::create(b, loc, warp, c(wn)), M / wm);
+  Value col0 = mul(arith::RemUIOp::create(b, loc, warp, c(wn)), N / wn);
+  // ldmatrix lane offsets: lr = row within an 8x8 matrix, lg = matrix.
+  Value lr = arith::RemUIOp::create(b, loc, lane, c(8));
+  Value lg = arith::DivUIOp::create(b, loc, lane, c(8));
+  Value lgLow = mul(arith::RemUIOp::create(b, loc, lg, c(2)), 8); // 8*(lg%2)
+  Value lgHigh = mul(arith::DivUIOp::create(b, loc, lg, c(2)), 8); // 8*(lg/2)
+  Value lrLow = add(lr, lgLow), lrHigh = add(lr, lgHigh);
+
+  // Accumulators: slot of (mt, nt, register r) in the fragment.
+  auto slots = cf->layout.slotsByOffset();
+  auto slotOf = [&](int64_t mt, int64_t nt, int64_t r) {
+    return slots.lookup({mt * 16 + (r / 2) * 8, nt * 8 + r % 2});
+  };
+  SmallVector<Value> init;
+  for (int64_t mt = 0; mt < mTiles; ++mt)
+    for (int64_t nt = 0; nt < nTiles; ++nt)
+      for (int64_t r = 0; r < 4; ++r)
+        init.push_back(
+            op.getClear()
+                ? arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0))
+                      .getResult()
+                : memref::LoadOp::create(b, loc, cf->slots,
+                                         c(slotOf(mt, nt, r)))
+                      .getResult());
+
+  Type elem = memrefType(A).getElementType();
+  NVVM::MMATypes ptxType =
+      elem.isBF16() ? NVVM::MMATypes::bf16 : NVVM::MMATypes::f16;
+  Type f32 = b.getF32Type();
+  Type resultType =
+      LLVM::LLVMStructType::getLiteral(b.getContext(), {f32, f32, f32, f32});
+  auto loop = scf::ForOp::create(b, loc, c(0), c(K), c(16), init);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value k0 = loop.getInductionVar();
+    // A fragments: a0a1 rows 0-7 / k 0-7, a2a3 rows 8-15, a4a5 k 8-15, a6a7.
+    SmallVector<SmallVector<Value>> aFrags;
+    for (int64_t mt = 0; mt < mTiles; ++mt) {
+      Value r = add(row0, c(mt * 16));
+      if (!op.getTransposeA())
+        aFrags.push_back(loadMatrices(b, loc, A, add(r, lrLow),
+                                      add(k0, lgHigh), 4, false));
+      else // A stored K x M: transposed loads of the same four blocks
+        aFrags.push_back(loadMatrices(b, loc, A, add(k0, lrHigh),
+                                      add(r, lgLow), 4, true));
+    }
+    // B fragments, two n-tiles per ldmatrix.x4: b0b1 k 0-7, b2b3 k 8-15.
+    SmallVector<SmallVector<Value>> bFrags;
+    for (int64_t nt = 0; nt < nTiles; nt += 2) {
+      Value n = add(col0, c(nt * 8));
+      int64_t count = nt + 1 < nTiles ? 4 : 2;
+      SmallVector<Value> regs;
+      if (!op.getTransposeB()) // B stored K x N
+        regs = loadMatrices(b, loc, B, add(k0, lrLow),
+                            count == 4 ? add(n, lgHigh) : n, count, true);
+      else // B stored N x K
+        regs = loadMatrices(b, loc, B, count == 4 ? add(n, lrHigh) : add(n, lr),
+                            add(k0, lgLow), count, false);
+      bFrags.push_back({regs[0], regs[1]});
+      if (count == 4)
+        bFrags.push_back({regs[2], regs[3]});
+    }
+    SmallVector<Value> next;
+    for (int64_t mt = 0; mt < mTiles; ++mt)
+      for (int64_t nt = 0; nt < nTiles; ++nt) {
+        ValueRange accs =
+            loop.getRegionIterArgs().slice((mt * nTiles + nt) * 4, 4);
+        auto mma = NVVM::MmaOp::create(
+            b, loc, resultType, aFrags[mt], bFrags[nt], accs,
+            ArrayRef<int64_t>{16, 8, 16}, std::nullopt, std::nullopt,
+            std::array<NVVM::MMATypes, 2>{ptxType, ptxType},
+            std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                           NVVM::MMALayout::col});
+        for (int64_t r = 0; r < 4; ++r)
+          next.push_back(LLVM::ExtractValueOp::create(b, loc, mma.getRes(),
+                                                      ArrayRef<int64_t>{r}));
+      }
+    scf::YieldOp::create(b, loc, next);
+  }
+  for (int64_t mt = 0; mt < mTiles; ++mt)
+    for (int64_t nt = 0; nt < nTiles; ++nt)
+      for (int64_t r = 0; r < 4; ++r)
+        memref::StoreOp::create(b, loc,
+                                loop.getResult((mt * nTiles + nt) * 4 + r),
+                                cf->slots, c(slotOf(mt, nt, r)));
   op.erase();
 }

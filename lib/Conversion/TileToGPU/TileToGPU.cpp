@@ -194,14 +194,25 @@ struct ConvertTileToGPU
       Location aloc = alloc.getLoc();
       switch (*tile::getScope(type)) {
       case tile::MemScope::shared: {
+        // Rows that are a multiple of 128 bytes start in the same bank:
+        // 16 bytes of padding spread the 8 rows an ldmatrix reads (or a
+        // column walk touches) over all banks.
+        SmallVector<int64_t> padded(type.getShape());
+        int64_t bytes = elementBytes(type.getElementType());
+        if (padded.size() == 2 && (padded[1] * bytes) % 128 == 0)
+          padded[1] += 16 / bytes;
         int64_t offset = llvm::alignTo(k.sharedTileBytes, 128);
-        k.sharedTileBytes =
-            offset + type.getNumElements() * elementBytes(type.getElementType());
-        auto viewType = MemRefType::get(type.getShape(), type.getElementType(),
+        k.sharedTileBytes = offset + ShapedType::getNumElements(padded) * bytes;
+        auto viewType = MemRefType::get(padded, type.getElementType(),
                                         MemRefLayoutAttrInterface(), workgroup);
         Value view = memref::ViewOp::create(
             b, aloc, viewType, k.sharedBase,
             arith::ConstantIndexOp::create(b, aloc, offset), ValueRange{});
+        if (padded != type.getShape()) {
+          SmallVector<int64_t> offsets(2, 0), strides(2, 1);
+          view = memref::SubViewOp::create(b, aloc, view, offsets,
+                                           type.getShape(), strides);
+        }
         alloc.getResult().replaceAllUsesWith(view);
         alloc.erase();
         break;

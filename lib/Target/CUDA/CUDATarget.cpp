@@ -134,7 +134,9 @@ public:
   }
 
   bool buildGPUPipeline(mlir::OpPassManager &pm) const override {
-    pm.addPass(tile::createTileInferLayouts());
+    tile::TileInferLayoutsOptions layouts;
+    layouts.mma = version >= 80; // bf16 mma.sync m16n8k16 needs sm_80
+    pm.addPass(tile::createTileInferLayouts(layouts));
     ConvertTileToGPUOptions options;
     options.maxSharedBytes = maxSharedBytes();
     options.archName = arch;
@@ -148,9 +150,10 @@ public:
     buildGPUPipeline(pm);
     const char *upstream =
         "gpu.module(convert-scf-to-cf,arith-expand{include-bf16=true},"
-        "expand-strided-metadata,lower-affine,"
+        "expand-strided-metadata,lower-affine,convert-nvgpu-to-nvvm,"
         "convert-gpu-to-nvvm{index-bitwidth=64 "
-        "use-bare-ptr-memref-call-conv=true},canonicalize,cse),"
+        "use-bare-ptr-memref-call-conv=true},convert-vector-to-llvm,"
+        "canonicalize,cse),"
         "reconcile-unrealized-casts";
     if (mlir::failed(mlir::parsePassPipeline(upstream, pm, llvm::errs())))
       llvm::report_fatal_error("tlc: bad built-in CUDA pass pipeline");

@@ -317,3 +317,77 @@ ParallelPlan tlc::tile::planParallel(ParallelOp op) {
   plan.kind = plan.anchor ? ParallelPlan::Owned : ParallelPlan::Strided;
   return plan;
 }
+
+FragmentLayout FragmentLayout::mmaAccumulator(int64_t m, int64_t n,
+                                              int64_t threads, int64_t wm,
+                                              int64_t wn) {
+  FragmentLayout l;
+  l.threads = threads;
+  l.rank = 2;
+  int64_t mt = m / wm / 16, nt = n / wn / 8;
+  // Thread id = warp * 32 + lane, warp = wmi * wn + wni, lane = g * 4 + q.
+  auto add = [&](int64_t dim, int64_t extent, int64_t threadStride) {
+    if (extent > 1)
+      l.factors.push_back({dim, extent, threadStride, threadStride ? 0 : 1});
+  };
+  add(0, wm, 32 * wn);
+  add(0, mt, 0);
+  add(0, 2, 0); // h: rows g and g + 8
+  add(0, 8, 4); // g = lane / 4
+  add(1, wn, 32);
+  add(1, nt, 0);
+  add(1, 4, 1); // q = lane % 4
+  add(1, 2, 0); // e: columns 2q and 2q + 1
+  l.canonicalize();
+  return l;
+}
+
+llvm::DenseMap<std::pair<int64_t, int64_t>, int64_t>
+FragmentLayout::slotsByOffset() const {
+  llvm::DenseMap<std::pair<int64_t, int64_t>, int64_t> result;
+  for (int64_t s = 0, e = numSlots(); s < e; ++s) {
+    int64_t offset[2] = {0, 0};
+    for (unsigned f = 0; f < factors.size(); ++f)
+      if (!factors[f].isThread() && factors[f].dim >= 0 && factors[f].dim < 2)
+        offset[factors[f].dim] += slotDigit(f, s) * elementStride(f);
+    result[{offset[0], offset[1]}] = s;
+  }
+  return result;
+}
+
+std::optional<MmaPlan> tlc::tile::planMma(GemmOp op, int64_t threads,
+                                          bool operandsInShared) {
+  auto a = llvm::cast<MemRefType>(op.getA().getType()),
+       b = llvm::cast<MemRefType>(op.getB().getType()),
+       c = llvm::cast<MemRefType>(op.getC().getType());
+  Type elem = a.getElementType();
+  if (elem != b.getElementType() || !(elem.isF16() || elem.isBF16()) ||
+      !c.getElementType().isF32())
+    return std::nullopt;
+  for (MemRefType operand : {a, b})
+    if ((!operandsInShared && getScope(operand) != MemScope::shared) ||
+        (operand.getShape()[1] * 2) % 16 != 0)
+      return std::nullopt;
+  int64_t m = c.getShape()[0], n = c.getShape()[1];
+  int64_t k = op.getTransposeA() ? a.getShape()[0] : a.getShape()[1];
+  if (m % 16 || n % 8 || k % 16 || threads % 32)
+    return std::nullopt;
+  // The warp grid with the smallest warp tile perimeter (operand reuse);
+  // ties go to more warps along M.
+  int64_t warps = threads / 32;
+  std::optional<MmaPlan> best;
+  int64_t bestCost = 0;
+  for (int64_t wm = warps; wm >= 1; --wm) {
+    if (warps % wm)
+      continue;
+    int64_t wn = warps / wm;
+    if ((m / 16) % wm || (n / 8) % wn)
+      continue;
+    int64_t cost = m / wm + n / wn;
+    if (!best || cost < bestCost) {
+      best = MmaPlan{wm, wn, FragmentLayout::mmaAccumulator(m, n, threads, wm, wn)};
+      bestCost = cost;
+    }
+  }
+  return best;
+}

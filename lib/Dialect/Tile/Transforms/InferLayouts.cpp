@@ -30,8 +30,8 @@ bool isLocalTile(Value v) {
 
 class LayoutInference {
 public:
-  LayoutInference(func::FuncOp kernel, int64_t threads)
-      : kernel(kernel), threads(threads) {}
+  LayoutInference(func::FuncOp kernel, int64_t threads, bool mma)
+      : kernel(kernel), threads(threads), mma(mma) {}
 
   void run() {
     while (true) {
@@ -63,6 +63,7 @@ public:
 private:
   func::FuncOp kernel;
   int64_t threads;
+  bool mma;
   SmallVector<Value> fragments;
   llvm::DenseMap<Value, FragmentLayout> layouts;
   llvm::MapVector<Value, std::string> demotions;
@@ -121,8 +122,13 @@ private:
     kernel.walk([&](Operation *op) {
       if (auto gemm = llvm::dyn_cast<GemmOp>(op)) {
         auto shape = gemm.getC().getType().getShape();
+        std::optional<MmaPlan> plan;
+        if (mma)
+          plan = planMma(gemm, threads);
         require(gemm.getC(),
-                FragmentLayout::simtAccumulator(shape[0], shape[1], threads),
+                plan ? plan->accumulator
+                     : FragmentLayout::simtAccumulator(shape[0], shape[1],
+                                                       threads),
                 "the gemm accumulator layout differs from its other uses");
         demote(gemm.getA(), "gemm operands of the FMA path are read by "
                             "every thread");
@@ -227,6 +233,7 @@ private:
 
 struct TileInferLayouts
     : public tlc::tile::impl::TileInferLayoutsBase<TileInferLayouts> {
+  using Base::Base;
   void runOnOperation() override {
     getOperation().walk([&](func::FuncOp func) {
       if (!func->hasAttr("tile.kernel"))
@@ -234,7 +241,7 @@ struct TileInferLayouts
       int64_t threads = 128;
       if (auto attr = func->getAttrOfType<IntegerAttr>("tile.threads"))
         threads = attr.getInt();
-      LayoutInference(func, threads).run();
+      LayoutInference(func, threads, mma).run();
     });
   }
 };

@@ -14,6 +14,7 @@
 #include "tlc/Dialect/Tile/IR/TileDialect.h"
 
 #include "mlir/IR/Builders.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallVector.h"
 
 namespace tlc::tile {
@@ -86,7 +87,30 @@ public:
   /// The accumulator layout of the SIMT (FMA) gemm: each thread holds an
   /// (M/tm) x (N/tn) grid of elements strided by the thread grid tm x tn.
   static FragmentLayout simtAccumulator(int64_t m, int64_t n, int64_t threads);
+  /// The accumulator of warp-level m16n8k16 MMAs (NVIDIA mma.sync): warps
+  /// tile C as wm x wn; each warp holds (M/wm/16) x (N/wn/8) MMA tiles; lane
+  /// l holds rows l/4 and l/4 + 8, columns 2(l%4) and 2(l%4) + 1 of each.
+  static FragmentLayout mmaAccumulator(int64_t m, int64_t n, int64_t threads,
+                                       int64_t wm, int64_t wn);
+  /// Register slot of each (row, column) offset that slots add to the
+  /// thread's base position: inverse of the slot part of elementIndex.
+  llvm::DenseMap<std::pair<int64_t, int64_t>, int64_t> slotsByOffset() const;
 };
+
+class GemmOp;
+
+/// An m16n8k16 MMA plan for a gemm: the warp grid over C.
+struct MmaPlan {
+  int64_t warpsM = 1, warpsN = 1;
+  FragmentLayout accumulator;
+};
+/// The MMA plan for `op` with `threads` threads, when its operands suit the
+/// tensor-core path: f16 or bf16 A and B in shared memory with rows of a
+/// multiple of 16 bytes, f32 C, M % 16, N % 8, K % 16 == 0 and whole warps.
+/// Lowerings that have already placed the operands in shared memory (and
+/// checked that) pass `operandsInShared`.
+std::optional<MmaPlan> planMma(GemmOp op, int64_t threads,
+                               bool operandsInShared = false);
 
 class ParallelOp;
 

@@ -43,8 +43,10 @@ def TileInferLayouts : Pass<"tile-infer-layouts", "mlir::ModuleOp"> {
     spread over the registers of the block's `tile.threads` threads. This
     pass picks the spreading, as a `tile.layout` attribute on the fragment's
     `tile.alloc`, from the ops that use it:
-    - `tile.gemm` fixes its accumulator's layout (the target's MMA or
-      FMA accumulator layout);
+    - `tile.gemm` fixes its accumulator's layout: with `mma`, the
+      m16n8k16 tensor-core layout when the operands suit it (f16/bf16 in
+      shared memory, f32 accumulator, sizes multiples of the MMA shape),
+      otherwise the FMA (SIMT) accumulator layout;
     - `tile.reduce` gives its result the source layout without the reduced
       dimension (threads that held the reduced dimension hold copies);
     - a fragment-to-fragment `tile.copy` gives both sides one layout;
@@ -70,6 +72,11 @@ def TileInferLayouts : Pass<"tile-infer-layouts", "mlir::ModuleOp"> {
         : memref<64x64xf32, #tile.scope<fragment>>
     ```
   }];
+  let options = [
+    Option<"mma", "mma", "bool", "false",
+           "gemms whose operands suit it get the m16n8k16 tensor-core "
+           "accumulator layout (NVIDIA sm_80 and newer)">
+  ];
   let dependentDialects = ["mlir::memref::MemRefDialect"];
 }
 
