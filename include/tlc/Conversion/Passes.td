@@ -91,8 +91,11 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "mlir::ModuleOp"> {
     registers, then lanes with `gpu.shuffle xor`, then warps through shared
     scratch; gemm accumulates in registers, with `ldmatrix` + `mma.sync`
     m16n8k16 when the accumulator has the MMA layout and with FMAs
-    otherwise. Rows of 2-D shared tiles whose length is a multiple of 128
-    bytes get 16 bytes of padding so ldmatrix reads no bank twice. A `gpu.barrier`
+    otherwise. Rows of shared tiles whose length is a multiple of 32 bytes
+    get 16 bytes of padding so ldmatrix reads no bank twice. In loops marked
+    `tile.stages = S` (`pipelined`), copies from global memory into shared
+    tiles become S-stage cp.async pipelines (multi-buffered tiles,
+    cp.async.wait_group S-2 and a barrier per iteration). A `gpu.barrier`
     follows every op that touches shared memory.
 
     Before:

@@ -13,6 +13,7 @@
 #include "tlc/Dialect/Tile/IR/TileOps.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/DenseMap.h"
 
@@ -79,12 +80,32 @@ public:
   void lowerFill(tile::FillOp op);
   void lowerCopy(tile::CopyOp op);
   mlir::LogicalResult lowerVectorCopy(tile::CopyOp op);
+  void lowerAsyncCopy(tile::CopyOp op);
+  void emitVectorCopy(mlir::OpBuilder &b, tile::CopyOp op, int64_t width,
+                      mlir::Value aligned);
+  void forEachChunk(mlir::OpBuilder &b, mlir::Location loc, tile::CopyOp op,
+                    int64_t width,
+                    llvm::function_ref<void(mlir::OpBuilder &, mlir::ValueRange)>
+                        body);
   void lowerParallel(tile::ParallelOp op);
   void lowerReduce(tile::ReduceOp op);
   void lowerGemm(tile::GemmOp op);
   void lowerGemmMma(tile::GemmOp op, const tile::MmaPlan &plan);
   void lowerAtomicAdd(tile::AtomicAddOp op);
 };
+
+/// A `pipelined` loop and the copies into shared tiles it overlaps with
+/// compute (Pipeline.cpp).
+struct PipelinedLoop {
+  mlir::scf::ForOp loop;
+  int64_t stages;
+  llvm::SmallVector<tile::CopyOp> producers;
+};
+llvm::SmallVector<PipelinedLoop> findPipelinedLoops(mlir::Operation *func);
+/// Rewrites the loop; `buffers` maps each producer's shared tile to its
+/// [S, ...] buffers in shared memory.
+void pipelineLoop(const PipelinedLoop &p,
+                  const llvm::DenseMap<mlir::Value, mlir::Value> &buffers);
 
 /// Reads element `index` of tile `v` (slot used for register fragments).
 mlir::Value loadElement(mlir::OpBuilder &b, mlir::Location loc,

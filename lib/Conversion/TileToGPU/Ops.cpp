@@ -221,6 +221,8 @@ void KernelLowering::lowerCopy(tile::CopyOp op) {
   }
   Type dstElem = llvm::cast<MemRefType>(dst.getType()).getElementType();
   Type srcElem = llvm::cast<MemRefType>(src.getType()).getElementType();
+  if (op->hasAttr("tlc.async"))
+    return lowerAsyncCopy(op);
   if (dist.kind == Distribution::Strided && !op.getSourceIndices().empty() &&
       succeeded(lowerVectorCopy(op)))
     return;
@@ -264,32 +266,26 @@ void KernelLowering::lowerCopy(tile::CopyOp op) {
   op.erase();
 }
 
-/// Global window -> tile in memory, 16 bytes per thread and step: each
-/// thread copies whole chunks of the innermost dimension with one vector
-/// load when the chunk is in bounds and the tensor is 16-byte aligned
-/// (checked once per copy), element by element otherwise.
-LogicalResult KernelLowering::lowerVectorCopy(tile::CopyOp op) {
-  Value src = op.getSource(), dst = op.getDest();
-  Type srcElem = memrefType(src).getElementType();
-  Type dstElem = memrefType(dst).getElementType();
+/// Whether the 16-byte chunks of a copy from global window `op` can be
+/// vector (or cp.async) accesses: element types of at least a byte and a
+/// tile row made of whole chunks. Returns the chunk width in elements.
+static int64_t vectorWidth(tile::CopyOp op) {
+  Type srcElem = memrefType(op.getSource()).getElementType();
+  Type dstElem = memrefType(op.getDest()).getElementType();
   if (!srcElem.isIntOrFloat() || !dstElem.isIntOrFloat() ||
       srcElem.getIntOrFloatBitWidth() < 8 ||
-      dstElem.getIntOrFloatBitWidth() < 8)
-    return failure();
-  int64_t srcBytes = srcElem.getIntOrFloatBitWidth() / 8;
-  int64_t dstBytes = dstElem.getIntOrFloatBitWidth() / 8;
-  int64_t width = 16 / srcBytes;
-  SmallVector<int64_t> shape(op.getTileShape());
-  if (shape.back() % width != 0)
-    return failure();
-  OpBuilder b(op);
-  Location loc = op.getLoc();
-  auto c = [&](int64_t v) { return indexConst(b, loc, v); };
-  ValueRange origin = op.getSourceIndices();
-  int64_t srcRank = memrefType(src).getRank();
+      dstElem.getIntOrFloatBitWidth() < 8 || op.getSourceIndices().empty())
+    return 0;
+  int64_t width = 16 / (srcElem.getIntOrFloatBitWidth() / 8);
+  return op.getTileShape().back() % width == 0 ? width : 0;
+}
 
-  // Uniform: the base, the row strides and the window column keep every
-  // chunk 16-byte aligned.
+/// Uniform over the block: the tensor base, its row strides and the window
+/// column keep every chunk 16-byte aligned.
+static Value chunksAligned(OpBuilder &b, Location loc, tile::CopyOp op,
+                           int64_t width) {
+  Value src = op.getSource();
+  auto c = [&](int64_t v) { return indexConst(b, loc, v); };
   Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, src);
   Value aligned = arith::CmpIOp::create(
       b, loc, arith::CmpIPredicate::eq,
@@ -300,69 +296,135 @@ LogicalResult KernelLowering::lowerVectorCopy(tile::CopyOp op) {
                                  arith::RemUIOp::create(b, loc, v, c(width)),
                                  c(0));
   };
-  for (int64_t d = 0; d + 1 < srcRank; ++d)
+  for (int64_t d = 0; d + 1 < memrefType(src).getRank(); ++d)
     aligned = arith::AndIOp::create(b, loc, aligned,
                                     isMultiple(meta.getStrides()[d]));
-  aligned = arith::AndIOp::create(b, loc, aligned, isMultiple(origin.back()));
-  Value innerSize = memref::DimOp::create(b, loc, src, srcRank - 1);
+  return arith::AndIOp::create(b, loc, aligned,
+                               isMultiple(op.getSourceIndices().back()));
+}
 
-  SmallVector<int64_t> chunkShape(shape);
+/// Calls `body(b, index)` with the first element index of each chunk of
+/// `width` elements of the copy's tile this thread handles.
+void KernelLowering::forEachChunk(
+    OpBuilder &b, Location loc, tile::CopyOp op, int64_t width,
+    llvm::function_ref<void(OpBuilder &, ValueRange)> body) {
+  SmallVector<int64_t> chunkShape(op.getTileShape());
   chunkShape.back() /= width;
   Distribution dist;
   dist.kind = Distribution::Strided;
-  forEachElement(
-      b, loc, chunkShape, dist,
-      [&](OpBuilder &b, ValueRange chunk, int64_t) {
-        SmallVector<Value> index(chunk.begin(), chunk.end());
-        index.back() =
-            arith::MulIOp::create(b, loc, index.back(), indexConst(b, loc, width));
-        auto [pos, valid] = windowElement(b, loc, src, origin, index);
-        Value end = arith::AddIOp::create(b, loc, pos.back(),
-                                          indexConst(b, loc, width));
-        Value whole = arith::AndIOp::create(
-            b, loc, valid,
-            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, end,
-                                  innerSize));
-        whole = arith::AndIOp::create(b, loc, whole, aligned);
-        auto ifOp = scf::IfOp::create(b, loc, whole, /*withElseRegion=*/true);
-        {
-          OpBuilder::InsertionGuard guard(b);
-          b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
-          Value v = vector::LoadOp::create(
-              b, loc, VectorType::get({width}, srcElem), src, pos,
-              /*nontemporal=*/false, llvm::MaybeAlign(16));
-          v = tile::castElements(b, loc, v, dstElem, op.getSourceUnsigned(),
-                                 op.getDestUnsigned());
-          vector::StoreOp::create(b, loc, v, dst, index, /*nontemporal=*/false,
-                                  llvm::MaybeAlign(std::min<int64_t>(
-                                      16, width * dstBytes)));
-          // Ragged or unaligned chunks: element by element.
-          b.setInsertionPoint(ifOp.elseBlock()->getTerminator());
-          for (int64_t l = 0; l < width; ++l) {
-            SmallVector<Value> at(index);
-            at.back() =
-                arith::AddIOp::create(b, loc, at.back(), indexConst(b, loc, l));
-            auto [p, ok] = windowElement(b, loc, src, origin, at);
-            auto load = scf::IfOp::create(b, loc, TypeRange{srcElem}, ok,
-                                          /*withElseRegion=*/true);
-            OpBuilder::InsertionGuard inner(b);
-            b.setInsertionPointToStart(load.thenBlock());
-            scf::YieldOp::create(
-                b, loc, ValueRange{memref::LoadOp::create(b, loc, src, p)});
-            b.setInsertionPointToStart(load.elseBlock());
-            scf::YieldOp::create(b, loc,
-                                 ValueRange{arith::ConstantOp::create(
-                                     b, loc, b.getZeroAttr(srcElem))});
-            b.setInsertionPointAfter(load);
-            Value v = tile::castElements(b, loc, load.getResult(0), dstElem,
-                                         op.getSourceUnsigned(),
-                                         op.getDestUnsigned());
-            memref::StoreOp::create(b, loc, v, dst, at);
-          }
-        }
-      });
+  forEachElement(b, loc, chunkShape, dist,
+                 [&](OpBuilder &b, ValueRange chunk, int64_t) {
+                   SmallVector<Value> index(chunk.begin(), chunk.end());
+                   index.back() = arith::MulIOp::create(
+                       b, loc, index.back(), indexConst(b, loc, width));
+                   body(b, index);
+                 });
+}
+
+/// Global window -> tile in memory, 16 bytes per thread and step: a vector
+/// load for a chunk in bounds when `aligned`, element by element otherwise.
+void KernelLowering::emitVectorCopy(OpBuilder &b, tile::CopyOp op,
+                                    int64_t width, Value aligned) {
+  Location loc = op.getLoc();
+  Value src = op.getSource(), dst = op.getDest();
+  Type srcElem = memrefType(src).getElementType();
+  Type dstElem = memrefType(dst).getElementType();
+  int64_t dstBytes = dstElem.getIntOrFloatBitWidth() / 8;
+  ValueRange origin = op.getSourceIndices();
+  int64_t srcRank = memrefType(src).getRank();
+  Value innerSize = memref::DimOp::create(b, loc, src, srcRank - 1);
+  forEachChunk(b, loc, op, width, [&](OpBuilder &b, ValueRange index) {
+    auto [pos, valid] = windowElement(b, loc, src, origin, index);
+    Value end =
+        arith::AddIOp::create(b, loc, pos.back(), indexConst(b, loc, width));
+    Value whole = arith::AndIOp::create(
+        b, loc, valid,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, end,
+                              innerSize));
+    whole = arith::AndIOp::create(b, loc, whole, aligned);
+    auto ifOp = scf::IfOp::create(b, loc, whole, /*withElseRegion=*/true);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+    Value v = vector::LoadOp::create(b, loc, VectorType::get({width}, srcElem),
+                                     src, pos, /*nontemporal=*/false,
+                                     llvm::MaybeAlign(16));
+    v = tile::castElements(b, loc, v, dstElem, op.getSourceUnsigned(),
+                           op.getDestUnsigned());
+    vector::StoreOp::create(
+        b, loc, v, dst, index, /*nontemporal=*/false,
+        llvm::MaybeAlign(std::min<int64_t>(16, width * dstBytes)));
+    // Ragged or unaligned chunks: element by element.
+    b.setInsertionPoint(ifOp.elseBlock()->getTerminator());
+    for (int64_t l = 0; l < width; ++l) {
+      SmallVector<Value> at(index.begin(), index.end());
+      at.back() =
+          arith::AddIOp::create(b, loc, at.back(), indexConst(b, loc, l));
+      auto [p, ok] = windowElement(b, loc, src, origin, at);
+      auto load = scf::IfOp::create(b, loc, TypeRange{srcElem}, ok,
+                                    /*withElseRegion=*/true);
+      OpBuilder::InsertionGuard inner(b);
+      b.setInsertionPointToStart(load.thenBlock());
+      scf::YieldOp::create(
+          b, loc, ValueRange{memref::LoadOp::create(b, loc, src, p)});
+      b.setInsertionPointToStart(load.elseBlock());
+      scf::YieldOp::create(b, loc,
+                           ValueRange{arith::ConstantOp::create(
+                               b, loc, b.getZeroAttr(srcElem))});
+      b.setInsertionPointAfter(load);
+      Value x = tile::castElements(b, loc, load.getResult(0), dstElem,
+                                   op.getSourceUnsigned(), op.getDestUnsigned());
+      memref::StoreOp::create(b, loc, x, dst, at);
+    }
+  });
+}
+
+LogicalResult KernelLowering::lowerVectorCopy(tile::CopyOp op) {
+  int64_t width = vectorWidth(op);
+  if (!width)
+    return failure();
+  OpBuilder b(op);
+  emitVectorCopy(b, op, width, chunksAligned(b, op.getLoc(), op, width));
   op.erase();
   return success();
+}
+
+/// A copy the pipeliner made asynchronous: cp.async of 16 bytes per chunk
+/// (fewer source bytes at a ragged edge, the rest zero-filled), or the
+/// synchronous vector copy when the tensor is not 16-byte aligned.
+void KernelLowering::lowerAsyncCopy(tile::CopyOp op) {
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  Value src = op.getSource(), dst = op.getDest();
+  int64_t width = vectorWidth(op);
+  Value aligned = chunksAligned(b, loc, op, width);
+  auto ifOp = scf::IfOp::create(b, loc, aligned, /*withElseRegion=*/true);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+    ValueRange origin = op.getSourceIndices();
+    int64_t srcRank = memrefType(src).getRank();
+    Value innerSize = memref::DimOp::create(b, loc, src, srcRank - 1);
+    Value zero = indexConst(b, loc, 0);
+    forEachChunk(b, loc, op, width, [&](OpBuilder &b, ValueRange index) {
+      auto [pos, valid] = windowElement(b, loc, src, origin, index);
+      // Elements of the chunk inside the row; none outside the tensor, and
+      // then a safe address (element 0).
+      Value left = arith::SubIOp::create(b, loc, innerSize, pos.back());
+      Value count = arith::MinUIOp::create(b, loc, left,
+                                           indexConst(b, loc, width));
+      count = arith::SelectOp::create(b, loc, valid, count, zero);
+      for (Value &p : pos)
+        p = arith::SelectOp::create(b, loc, valid, p, zero);
+      nvgpu::DeviceAsyncCopyOp::create(
+          b, loc, dst, index, src, pos, b.getIndexAttr(width), count,
+          /*bypassL1=*/b.getUnitAttr());
+    });
+    b.setInsertionPoint(ifOp.elseBlock()->getTerminator());
+    // Not aligned: every chunk element by element.
+    emitVectorCopy(b, op, width,
+                   arith::ConstantIntOp::create(b, loc, b.getI1Type(), 0));
+  }
+  op.erase();
 }
 
 //===----------------------------------------------------------------------===//

@@ -186,6 +186,14 @@ struct ConvertTileToGPU
         MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
                         MemRefLayoutAttrInterface(), workgroup));
 
+    // Pipelined loops multi-buffer the shared tiles they copy into.
+    SmallVector<PipelinedLoop> pipelined = findPipelinedLoops(func);
+    llvm::DenseMap<Value, int64_t> stagesOf;
+    for (const PipelinedLoop &p : pipelined)
+      for (tile::CopyOp copy : p.producers)
+        stagesOf[copy.getDest()] = p.stages;
+    llvm::DenseMap<Value, Value> buffers;
+
     // Storage for every tile, created at the top of the kernel.
     SmallVector<tile::AllocOp> allocs;
     func.walk([&](tile::AllocOp op) { allocs.push_back(op); });
@@ -194,13 +202,17 @@ struct ConvertTileToGPU
       Location aloc = alloc.getLoc();
       switch (*tile::getScope(type)) {
       case tile::MemScope::shared: {
-        // Rows that are a multiple of 128 bytes start in the same bank:
-        // 16 bytes of padding spread the 8 rows an ldmatrix reads (or a
-        // column walk touches) over all banks.
-        SmallVector<int64_t> padded(type.getShape());
+        // Rows that are a multiple of 32 bytes put some of 8 consecutive
+        // rows in the same banks: 16 bytes of padding spread the 8 rows an
+        // ldmatrix reads (or a column walk touches) over all banks.
+        SmallVector<int64_t> shape(type.getShape());
         int64_t bytes = elementBytes(type.getElementType());
-        if (padded.size() == 2 && (padded[1] * bytes) % 128 == 0)
-          padded[1] += 16 / bytes;
+        int64_t stages = stagesOf.lookup(alloc.getResult());
+        if (stages)
+          shape.insert(shape.begin(), stages);
+        SmallVector<int64_t> padded(shape);
+        if (type.getRank() >= 2 && (padded.back() * bytes) % 32 == 0)
+          padded.back() += 16 / bytes;
         int64_t offset = llvm::alignTo(k.sharedTileBytes, 128);
         k.sharedTileBytes = offset + ShapedType::getNumElements(padded) * bytes;
         auto viewType = MemRefType::get(padded, type.getElementType(),
@@ -208,10 +220,15 @@ struct ConvertTileToGPU
         Value view = memref::ViewOp::create(
             b, aloc, viewType, k.sharedBase,
             arith::ConstantIndexOp::create(b, aloc, offset), ValueRange{});
-        if (padded != type.getShape()) {
-          SmallVector<int64_t> offsets(2, 0), strides(2, 1);
-          view = memref::SubViewOp::create(b, aloc, view, offsets,
-                                           type.getShape(), strides);
+        if (padded != shape) {
+          SmallVector<int64_t> offsets(shape.size(), 0),
+              strides(shape.size(), 1);
+          view = memref::SubViewOp::create(b, aloc, view, offsets, shape,
+                                           strides);
+        }
+        if (stages) {
+          buffers[alloc.getResult()] = view; // rewired by pipelineLoop
+          break;
         }
         alloc.getResult().replaceAllUsesWith(view);
         alloc.erase();
@@ -241,6 +258,11 @@ struct ConvertTileToGPU
       }
     }
 
+    for (const PipelinedLoop &p : pipelined)
+      pipelineLoop(p, buffers);
+    for (auto &[value, view] : buffers)
+      value.getDefiningOp()->erase();
+
     // Element accesses outside tile ops that touch shared memory are
     // separated from what follows by a barrier like tile ops are.
     SmallVector<Operation *> work;
@@ -258,7 +280,8 @@ struct ConvertTileToGPU
       return WalkResult::advance();
     });
     for (Operation *op : work) {
-      if (touchesShared(op)) {
+      // Asynchronous copies are waited for and synchronized by the pipeline.
+      if (touchesShared(op) && !op->hasAttr("tlc.async")) {
         OpBuilder after(op->getContext());
         after.setInsertionPointAfter(op);
         gpu::BarrierOp::create(after, op->getLoc());

@@ -1,0 +1,174 @@
+//===- Pipeline.cpp - Multi-stage cp.async pipelines for `pipelined` loops ===//
+//
+// `for k in pipelined(n, stages = S)` loads the shared tiles of iteration
+// k + S - 1 while iteration k computes. The copies from global memory into
+// shared tiles at the top level of the loop body ("producers") are taken out
+// of the body; each of their shared tiles gets S buffers; the copies of the
+// first S - 1 iterations are issued before the loop, and iteration k waits
+// for its own group (cp.async.wait_group S-2), synchronizes the block (which
+// also frees the buffer iteration k - 1 read), issues iteration k + S - 1's
+// group and computes on buffer k % S. Copies become asynchronous during
+// lowering (tlc.async on the tile.copy clones).
+//
+//===----------------------------------------------------------------------===//
+#include "KernelLowering.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+using namespace mlir;
+using namespace tlc;
+using namespace tlc::gpu_lowering;
+
+/// The ops of `loop`'s body that compute `values` from the induction
+/// variable, in order; false if one of them is not a pure op of the body.
+static bool collectSlice(scf::ForOp loop, ValueRange values,
+                         llvm::SetVector<Operation *> &slice) {
+  for (Value v : values) {
+    Operation *def = v.getDefiningOp();
+    if (!def || !loop->isProperAncestor(def))
+      continue; // the induction variable or defined outside the loop
+    if (def->getBlock() != loop.getBody() || !isMemoryEffectFree(def) ||
+        def->getNumRegions() != 0)
+      return false;
+    if (!collectSlice(loop, def->getOperands(), slice))
+      return false;
+    slice.insert(def);
+  }
+  return true;
+}
+
+SmallVector<PipelinedLoop> gpu_lowering::findPipelinedLoops(Operation *func) {
+  SmallVector<PipelinedLoop> loops;
+  llvm::DenseSet<Value> taken;
+  func->walk([&](scf::ForOp loop) {
+    auto stages = loop->getAttrOfType<IntegerAttr>("tile.stages");
+    if (!stages || stages.getInt() < 2)
+      return;
+    PipelinedLoop p{loop, stages.getInt(), {}};
+    for (auto copy : loop.getBody()->getOps<tile::CopyOp>()) {
+      Value dst = copy.getDest();
+      auto alloc = dst.getDefiningOp<tile::AllocOp>();
+      auto dstType = llvm::cast<MemRefType>(dst.getType());
+      auto srcType = llvm::cast<MemRefType>(copy.getSource().getType());
+      if (!alloc || copy.getSourceIndices().empty() ||
+          tile::getScope(dstType) != tile::MemScope::shared ||
+          tile::getScope(srcType) || loop->isProperAncestor(alloc) ||
+          taken.count(dst) ||
+          srcType.getElementType() != dstType.getElementType() ||
+          !dstType.getElementType().isIntOrFloat() ||
+          dstType.getElementTypeBitWidth() < 8 ||
+          dstType.getShape().back() %
+                  (128 / dstType.getElementTypeBitWidth()) !=
+              0)
+        continue;
+      if (llvm::any_of(dst.getUsers(), [&](Operation *user) {
+            return !loop->isProperAncestor(user);
+          }))
+        continue;
+      llvm::SetVector<Operation *> slice;
+      if (!collectSlice(loop, copy.getSourceIndices(), slice))
+        continue;
+      taken.insert(dst);
+      p.producers.push_back(copy);
+    }
+    if (!p.producers.empty())
+      loops.push_back(p);
+  });
+  return loops;
+}
+
+/// Buffer `stage` of a multi-buffered tile: [S, ...] -> [...].
+static Value stageView(OpBuilder &b, Location loc, Value buffers, Value stage) {
+  auto type = llvm::cast<MemRefType>(buffers.getType());
+  int64_t rank = type.getRank();
+  SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0)),
+      sizes, strides(rank, b.getIndexAttr(1));
+  offsets[0] = stage;
+  sizes.push_back(b.getIndexAttr(1));
+  for (int64_t d = 1; d < rank; ++d)
+    sizes.push_back(b.getIndexAttr(type.getShape()[d]));
+  auto resultType = memref::SubViewOp::inferRankReducedResultType(
+      type.getShape().drop_front(), type, offsets, sizes, strides);
+  return memref::SubViewOp::create(b, loc, resultType, buffers, offsets, sizes,
+                                   strides);
+}
+
+void gpu_lowering::pipelineLoop(
+    const PipelinedLoop &p, const llvm::DenseMap<Value, Value> &buffers) {
+  scf::ForOp loop = p.loop;
+  Location loc = loop.getLoc();
+  int64_t stages = p.stages;
+  OpBuilder b(loop);
+  auto c = [&](OpBuilder &b, int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  Value lb = loop.getLowerBound(), ub = loop.getUpperBound(),
+        step = loop.getStep();
+  Value iv = loop.getInductionVar();
+
+  // Issues the producer copies of the iteration at `at` into buffer `stage`.
+  auto issue = [&](OpBuilder &b, Value at, Value stage) {
+    for (tile::CopyOp copy : p.producers) {
+      IRMapping map;
+      map.map(iv, at);
+      llvm::SetVector<Operation *> slice;
+      collectSlice(loop, copy.getSourceIndices(), slice);
+      for (Operation *op : slice)
+        b.clone(*op, map);
+      map.map(copy.getDest(),
+              stageView(b, loc, buffers.lookup(copy.getDest()), stage));
+      auto clone = llvm::cast<tile::CopyOp>(b.clone(*copy, map));
+      clone->setAttr("tlc.async", b.getUnitAttr());
+    }
+  };
+  auto issueIfInRange = [&](OpBuilder &b, Value at, Value stage) {
+    Value inRange =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, at, ub);
+    auto ifOp = scf::IfOp::create(b, loc, inRange, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+    issue(b, at, stage);
+  };
+
+  // Prologue: iterations 0 .. S-2, one commit group each (maybe empty).
+  for (int64_t s = 0; s + 1 < stages; ++s) {
+    Value at = arith::AddIOp::create(
+        b, loc, lb, arith::MulIOp::create(b, loc, step, c(b, s)));
+    issueIfInRange(b, at, c(b, s));
+    NVVM::CpAsyncCommitGroupOp::create(b, loc);
+  }
+
+  // Body: wait for this iteration's group, synchronize, issue k + S - 1.
+  b.setInsertionPointToStart(loop.getBody());
+  Value it = arith::DivSIOp::create(b, loc,
+                                    arith::SubIOp::create(b, loc, iv, lb), step);
+  Value stage = arith::RemSIOp::create(b, loc, it, c(b, stages));
+  for (tile::CopyOp copy : p.producers) {
+    Value view = stageView(b, loc, buffers.lookup(copy.getDest()), stage);
+    copy.getDest().replaceUsesWithIf(view, [&](OpOperand &use) {
+      return use.getOwner() != copy.getOperation() &&
+             loop->isProperAncestor(use.getOwner());
+    });
+  }
+  NVVM::CpAsyncWaitGroupOp::create(b, loc, stages - 2);
+  gpu::BarrierOp::create(b, loc);
+  Value ahead = arith::AddIOp::create(
+      b, loc, iv, arith::MulIOp::create(b, loc, step, c(b, stages - 1)));
+  Value aheadStage = arith::RemSIOp::create(
+      b, loc, arith::AddIOp::create(b, loc, it, c(b, stages - 1)),
+      c(b, stages));
+  issueIfInRange(b, ahead, aheadStage);
+  NVVM::CpAsyncCommitGroupOp::create(b, loc);
+  for (tile::CopyOp copy : p.producers)
+    copy.erase();
+
+  // Nothing is in flight after the loop.
+  b.setInsertionPointAfter(loop);
+  NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
+  gpu::BarrierOp::create(b, loc);
+}
