@@ -34,6 +34,8 @@ if platform.machine() in ("aarch64", "arm64"):
     config.available_features.add("aarch64")
 
 # The CUDA toolkit (ptxas, libdevice) of the build machine, for checks of the
-# NVPTX path; no GPU is needed.
+# NVPTX path; no GPU is needed. tlc finds it there too (CUDA_HOME is not
+# passed to the tests); %ptxas assembles PTX that tlc wrote.
 if os.path.exists("/usr/local/cuda/bin/ptxas"):
     config.available_features.add("cuda-toolkit")
+    config.substitutions.append(("%ptxas", "/usr/local/cuda/bin/ptxas"))
