@@ -81,6 +81,9 @@ public:
   void lowerCopy(tile::CopyOp op);
   mlir::LogicalResult lowerVectorCopy(tile::CopyOp op);
   void lowerAsyncCopy(tile::CopyOp op);
+  mlir::LogicalResult lowerFragmentVectorCopy(tile::CopyOp op,
+                                              const tile::FragmentLayout &layout,
+                                              bool firstReplicaOnly);
   void emitVectorCopy(mlir::OpBuilder &b, tile::CopyOp op, int64_t width,
                       mlir::Value aligned);
   void forEachChunk(mlir::OpBuilder &b, mlir::Location loc, tile::CopyOp op,
@@ -90,7 +93,9 @@ public:
   void lowerParallel(tile::ParallelOp op);
   void lowerReduce(tile::ReduceOp op);
   void lowerGemm(tile::GemmOp op);
-  void lowerGemmMma(tile::GemmOp op, const tile::MmaPlan &plan);
+  /// ldmatrix + mma.sync when C has an MMA accumulator layout and the
+  /// operands suit it; failure (nothing changed) otherwise.
+  mlir::LogicalResult lowerGemmMma(tile::GemmOp op);
   void lowerAtomicAdd(tile::AtomicAddOp op);
 };
 

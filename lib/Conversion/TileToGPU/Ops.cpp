@@ -21,6 +21,8 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
 
+#include <numeric>
+
 using namespace mlir;
 using namespace tlc;
 using namespace tlc::gpu_lowering;
@@ -221,6 +223,10 @@ void KernelLowering::lowerCopy(tile::CopyOp op) {
   }
   Type dstElem = llvm::cast<MemRefType>(dst.getType()).getElementType();
   Type srcElem = llvm::cast<MemRefType>(src.getType()).getElementType();
+  if (dist.kind == Distribution::Owned && succeeded(lowerFragmentVectorCopy(
+                                              op, *dist.layout,
+                                              dist.firstReplicaOnly)))
+    return;
   if (op->hasAttr("tlc.async"))
     return lowerAsyncCopy(op);
   if (dist.kind == Distribution::Strided && !op.getSourceIndices().empty() &&
@@ -281,26 +287,31 @@ static int64_t vectorWidth(tile::CopyOp op) {
 }
 
 /// Uniform over the block: the tensor base, its row strides and the window
-/// column keep every chunk 16-byte aligned.
-static Value chunksAligned(OpBuilder &b, Location loc, tile::CopyOp op,
-                           int64_t width) {
-  Value src = op.getSource();
+/// column keep every chunk of `width` elements of `memref` aligned to its
+/// size in bytes.
+static Value windowAligned(OpBuilder &b, Location loc, Value memref,
+                           ValueRange origin, int64_t width) {
   auto c = [&](int64_t v) { return indexConst(b, loc, v); };
-  Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, src);
+  int64_t bytes = memrefType(memref).getElementTypeBitWidth() / 8 * width;
+  Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
   Value aligned = arith::CmpIOp::create(
       b, loc, arith::CmpIPredicate::eq,
-      arith::RemUIOp::create(b, loc, base, c(16)), c(0));
-  auto meta = memref::ExtractStridedMetadataOp::create(b, loc, src);
+      arith::RemUIOp::create(b, loc, base, c(bytes)), c(0));
+  auto meta = memref::ExtractStridedMetadataOp::create(b, loc, memref);
   auto isMultiple = [&](Value v) {
     return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
                                  arith::RemUIOp::create(b, loc, v, c(width)),
                                  c(0));
   };
-  for (int64_t d = 0; d + 1 < memrefType(src).getRank(); ++d)
+  for (int64_t d = 0; d + 1 < memrefType(memref).getRank(); ++d)
     aligned = arith::AndIOp::create(b, loc, aligned,
                                     isMultiple(meta.getStrides()[d]));
-  return arith::AndIOp::create(b, loc, aligned,
-                               isMultiple(op.getSourceIndices().back()));
+  return arith::AndIOp::create(b, loc, aligned, isMultiple(origin.back()));
+}
+
+static Value chunksAligned(OpBuilder &b, Location loc, tile::CopyOp op,
+                           int64_t width) {
+  return windowAligned(b, loc, op.getSource(), op.getSourceIndices(), width);
 }
 
 /// Calls `body(b, index)` with the first element index of each chunk of
@@ -425,6 +436,128 @@ void KernelLowering::lowerAsyncCopy(tile::CopyOp op) {
                    arith::ConstantIntOp::create(b, loc, b.getI1Type(), 0));
   }
   op.erase();
+}
+
+/// Fragment <-> global window, when the layout gives each thread runs of
+/// consecutive elements along the innermost dimension: one vector access
+/// per run (up to 16 bytes) where the run is in bounds and aligned,
+/// element by element elsewhere.
+LogicalResult KernelLowering::lowerFragmentVectorCopy(
+    tile::CopyOp op, const tile::FragmentLayout &layout, bool firstReplicaOnly) {
+  Value src = op.getSource(), dst = op.getDest();
+  bool load = !op.getSourceIndices().empty();
+  if (!load && op.getDestIndices().empty())
+    return failure();
+  Value global = load ? src : dst;
+  ValueRange origin = load ? op.getSourceIndices() : op.getDestIndices();
+  Value frag = load ? dst : src;
+  const RegisterFragment *f = fragment(frag);
+  Type globalElem = memrefType(global).getElementType();
+  Type fragElem = memrefType(frag).getElementType();
+  if (!f || !globalElem.isIntOrFloat() || globalElem.getIntOrFloatBitWidth() < 8)
+    return failure();
+  // The slot factor of consecutive innermost elements.
+  int64_t innerDim = layout.rank - 1, run = 0;
+  unsigned runFactor = 0;
+  for (unsigned i = 0; i < layout.factors.size(); ++i) {
+    const tile::LayoutFactor &fac = layout.factors[i];
+    if (fac.dim == innerDim && !fac.isThread() && layout.elementStride(i) == 1)
+      run = fac.extent, runFactor = i;
+  }
+  if (run < 2)
+    return failure();
+  int64_t width =
+      std::gcd(run, 16 / (int64_t)(globalElem.getIntOrFloatBitWidth() / 8));
+  if (width < 2)
+    return failure();
+  int64_t slotStep = layout.factors[runFactor].slotStride;
+
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  Value aligned = windowAligned(b, loc, global, origin, width);
+  int64_t globalRank = memrefType(global).getRank();
+  Value innerSize = memref::DimOp::create(b, loc, global, globalRank - 1);
+  Value guard = firstReplicaOnly ? layout.isFirstReplica(b, loc, tid) : Value();
+  auto vecType = VectorType::get({width}, globalElem);
+  int64_t alignBytes = width * globalElem.getIntOrFloatBitWidth() / 8;
+  buildIf(b, loc, guard, [&](OpBuilder &b) {
+    for (int64_t s = 0, e = layout.numSlots(); s < e; ++s) {
+      if (layout.slotDigit(runFactor, s) % width != 0)
+        continue;
+      SmallVector<Value> index = layout.elementIndex(b, loc, tid, s);
+      auto [pos, valid] = windowElement(b, loc, global, origin, index);
+      Value end =
+          arith::AddIOp::create(b, loc, pos.back(), indexConst(b, loc, width));
+      Value whole = arith::AndIOp::create(
+          b, loc, arith::AndIOp::create(b, loc, valid, aligned),
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, end,
+                                innerSize));
+      auto ifOp = scf::IfOp::create(b, loc, whole, /*withElseRegion=*/true);
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+      if (load) {
+        Value v = vector::LoadOp::create(b, loc, vecType, global, pos, false,
+                                         llvm::MaybeAlign(alignBytes));
+        v = tile::castElements(b, loc, v, fragElem, op.getSourceUnsigned(),
+                               op.getDestUnsigned());
+        for (int64_t l = 0; l < width; ++l)
+          memref::StoreOp::create(
+              b, loc, vector::ExtractOp::create(b, loc, v, ArrayRef<int64_t>{l}),
+              f->slots, indexConst(b, loc, s + l * slotStep));
+      } else {
+        Value v = arith::ConstantOp::create(
+            b, loc, b.getZeroAttr(VectorType::get({width}, fragElem)));
+        for (int64_t l = 0; l < width; ++l)
+          v = vector::InsertOp::create(
+              b, loc,
+              memref::LoadOp::create(b, loc, f->slots,
+                                     indexConst(b, loc, s + l * slotStep)),
+              v, ArrayRef<int64_t>{l});
+        v = tile::castElements(b, loc, v, globalElem, op.getSourceUnsigned(),
+                               op.getDestUnsigned());
+        vector::StoreOp::create(b, loc, v, global, pos, false,
+                                llvm::MaybeAlign(alignBytes));
+      }
+      // Element by element at ragged edges and for unaligned tensors.
+      b.setInsertionPoint(ifOp.elseBlock()->getTerminator());
+      for (int64_t l = 0; l < width; ++l) {
+        SmallVector<Value> at(index);
+        at.back() =
+            arith::AddIOp::create(b, loc, at.back(), indexConst(b, loc, l));
+        auto [p, ok] = windowElement(b, loc, global, origin, at);
+        Value slot = indexConst(b, loc, s + l * slotStep);
+        if (load) {
+          auto ld = scf::IfOp::create(b, loc, TypeRange{globalElem}, ok, true);
+          OpBuilder::InsertionGuard inner(b);
+          b.setInsertionPointToStart(ld.thenBlock());
+          scf::YieldOp::create(
+              b, loc, ValueRange{memref::LoadOp::create(b, loc, global, p)});
+          b.setInsertionPointToStart(ld.elseBlock());
+          scf::YieldOp::create(b, loc,
+                               ValueRange{arith::ConstantOp::create(
+                                   b, loc, b.getZeroAttr(globalElem))});
+          b.setInsertionPointAfter(ld);
+          memref::StoreOp::create(
+              b, loc,
+              tile::castElements(b, loc, ld.getResult(0), fragElem,
+                                 op.getSourceUnsigned(), op.getDestUnsigned()),
+              f->slots, slot);
+        } else {
+          buildIf(b, loc, ok, [&](OpBuilder &b) {
+            Value v = memref::LoadOp::create(b, loc, f->slots, slot);
+            memref::StoreOp::create(
+                b, loc,
+                tile::castElements(b, loc, v, globalElem,
+                                   op.getSourceUnsigned(),
+                                   op.getDestUnsigned()),
+                global, p);
+          });
+        }
+      }
+    }
+  });
+  op.erase();
+  return success();
 }
 
 //===----------------------------------------------------------------------===//
@@ -671,11 +804,8 @@ void KernelLowering::lowerGemm(tile::GemmOp op) {
   Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(acc));
 
   if (const RegisterFragment *cf = fragment(C)) {
-    if (isWorkgroup(A) && isWorkgroup(B))
-      if (std::optional<tile::MmaPlan> plan =
-              tile::planMma(op, threads, /*operandsInShared=*/true);
-          plan && plan->accumulator == cf->layout)
-        return lowerGemmMma(op, *plan);
+    if (succeeded(lowerGemmMma(op)))
+      return;
     // Each thread keeps its accumulators in registers across the K loop and
     // reads the rows of A and columns of B it needs from memory.
     const FragmentLayout &layout = cf->layout;
@@ -813,16 +943,29 @@ static SmallVector<Value> loadMatrices(OpBuilder &b, Location loc, Value tile,
   return regs;
 }
 
-void KernelLowering::lowerGemmMma(tile::GemmOp op, const tile::MmaPlan &plan) {
-  OpBuilder b(op);
-  Location loc = op.getLoc();
+LogicalResult KernelLowering::lowerGemmMma(tile::GemmOp op) {
   Value A = op.getA(), B = op.getB();
   const RegisterFragment *cf = fragment(op.getC());
+  const RegisterFragment *af = fragment(A);
   auto cShape = memrefType(op.getC()).getShape();
   int64_t M = cShape[0], N = cShape[1];
   int64_t K = op.getTransposeA() ? memrefType(A).getShape()[0]
                                  : memrefType(A).getShape()[1];
-  int64_t wm = plan.warpsM, wn = plan.warpsN;
+  Type elem = memrefType(A).getElementType();
+  // The accumulator layout says the warp grid; operands must suit it.
+  auto grid = tile::matchMmaAccumulator(cf->layout, M, N);
+  if (!grid || !(elem.isF16() || elem.isBF16()) ||
+      memrefType(B).getElementType() != elem || K % 16 || !isWorkgroup(B) ||
+      !(isWorkgroup(A) || af))
+    return failure();
+  auto [wm, wn] = *grid;
+  if (af && (wn != 1 || op.getTransposeA() ||
+             af->layout != tile::FragmentLayout::mmaAccumulator(
+                               M, K, threads, wm, 1)))
+    return failure();
+
+  OpBuilder b(op);
+  Location loc = op.getLoc();
   int64_t mTiles = M / wm / 16, nTiles = N / wn / 8;
   auto c = [&](int64_t v) { return indexConst(b, loc, v); };
   auto add = [&](Value x, Value y) -> Value {
@@ -847,11 +990,11 @@ void KernelLowering::lowerGemmMma(tile::GemmOp op, const tile::MmaPlan &plan) {
   auto slotOf = [&](int64_t mt, int64_t nt, int64_t r) {
     return slots.lookup({mt * 16 + (r / 2) * 8, nt * 8 + r % 2});
   };
-  SmallVector<Value> init;
+  SmallVector<Value> accs;
   for (int64_t mt = 0; mt < mTiles; ++mt)
     for (int64_t nt = 0; nt < nTiles; ++nt)
       for (int64_t r = 0; r < 4; ++r)
-        init.push_back(
+        accs.push_back(
             op.getClear()
                 ? arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0))
                       .getResult()
@@ -859,40 +1002,65 @@ void KernelLowering::lowerGemmMma(tile::GemmOp op, const tile::MmaPlan &plan) {
                                          c(slotOf(mt, nt, r)))
                       .getResult());
 
-  Type elem = memrefType(A).getElementType();
   NVVM::MMATypes ptxType =
       elem.isBF16() ? NVVM::MMATypes::bf16 : NVVM::MMATypes::f16;
   Type f32 = b.getF32Type();
   Type resultType =
       LLVM::LLVMStructType::getLiteral(b.getContext(), {f32, f32, f32, f32});
-  auto loop = scf::ForOp::create(b, loc, c(0), c(K), c(16), init);
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(loop.getBody());
-    Value k0 = loop.getInductionVar();
-    // A fragments: a0a1 rows 0-7 / k 0-7, a2a3 rows 8-15, a4a5 k 8-15, a6a7.
+  // A register-A operand pair: elements (row, col) and (row, col + 1) of
+  // the A fragment, packed like ldmatrix packs them.
+  auto aSlots = af ? af->layout.slotsByOffset()
+                   : llvm::DenseMap<std::pair<int64_t, int64_t>, int64_t>();
+  auto packA = [&](OpBuilder &b, int64_t row, int64_t col) -> Value {
+    Value lo = memref::LoadOp::create(b, loc, af->slots,
+                                      indexConst(b, loc, aSlots.lookup({row, col})));
+    Value hi = memref::LoadOp::create(
+        b, loc, af->slots, indexConst(b, loc, aSlots.lookup({row, col + 1})));
+    Value pair = vector::FromElementsOp::create(
+        b, loc, VectorType::get({2}, elem), ValueRange{lo, hi});
+    if (elem.isF16())
+      return pair;
+    Value word = vector::BitCastOp::create(
+        b, loc, VectorType::get({1}, b.getI32Type()), pair);
+    return vector::ExtractOp::create(b, loc, word, ArrayRef<int64_t>{0});
+  };
+
+  // One k-step of 16: operands for every tile, then the MMAs.
+  auto step = [&](OpBuilder &b, Value k0, int64_t kStatic,
+                  ValueRange in) -> SmallVector<Value> {
     SmallVector<SmallVector<Value>> aFrags;
     for (int64_t mt = 0; mt < mTiles; ++mt) {
-      Value r = add(row0, c(mt * 16));
-      if (!op.getTransposeA())
-        aFrags.push_back(loadMatrices(b, loc, A, add(r, lrLow),
-                                      add(k0, lgHigh), 4, false));
-      else // A stored K x M: transposed loads of the same four blocks
-        aFrags.push_back(loadMatrices(b, loc, A, add(k0, lrHigh),
-                                      add(r, lgLow), 4, true));
+      Value r = arith::AddIOp::create(b, loc, row0, indexConst(b, loc, mt * 16));
+      if (af) { // a0a1 (g, 2q), a2a3 (g+8, 2q), a4a5 (g, 2q+8), a6a7
+        int64_t row = mt * 16, col = kStatic;
+        aFrags.push_back({packA(b, row, col), packA(b, row + 8, col),
+                          packA(b, row, col + 8), packA(b, row + 8, col + 8)});
+      } else if (!op.getTransposeA()) {
+        aFrags.push_back(loadMatrices(
+            b, loc, A, arith::AddIOp::create(b, loc, r, lrLow),
+            arith::AddIOp::create(b, loc, k0, lgHigh), 4, false));
+      } else { // A stored K x M: transposed loads of the same four blocks
+        aFrags.push_back(loadMatrices(
+            b, loc, A, arith::AddIOp::create(b, loc, k0, lrHigh),
+            arith::AddIOp::create(b, loc, r, lgLow), 4, true));
+      }
     }
     // B fragments, two n-tiles per ldmatrix.x4: b0b1 k 0-7, b2b3 k 8-15.
     SmallVector<SmallVector<Value>> bFrags;
     for (int64_t nt = 0; nt < nTiles; nt += 2) {
-      Value n = add(col0, c(nt * 8));
+      Value n = arith::AddIOp::create(b, loc, col0, indexConst(b, loc, nt * 8));
       int64_t count = nt + 1 < nTiles ? 4 : 2;
       SmallVector<Value> regs;
       if (!op.getTransposeB()) // B stored K x N
-        regs = loadMatrices(b, loc, B, add(k0, lrLow),
-                            count == 4 ? add(n, lgHigh) : n, count, true);
+        regs = loadMatrices(b, loc, B, arith::AddIOp::create(b, loc, k0, lrLow),
+                            count == 4 ? arith::AddIOp::create(b, loc, n, lgHigh)
+                                       : n,
+                            count, true);
       else // B stored N x K
-        regs = loadMatrices(b, loc, B, count == 4 ? add(n, lrHigh) : add(n, lr),
-                            add(k0, lgLow), count, false);
+        regs = loadMatrices(
+            b, loc, B,
+            arith::AddIOp::create(b, loc, n, count == 4 ? lrHigh : lr),
+            arith::AddIOp::create(b, loc, k0, lgLow), count, false);
       bFrags.push_back({regs[0], regs[1]});
       if (count == 4)
         bFrags.push_back({regs[2], regs[3]});
@@ -900,10 +1068,9 @@ void KernelLowering::lowerGemmMma(tile::GemmOp op, const tile::MmaPlan &plan) {
     SmallVector<Value> next;
     for (int64_t mt = 0; mt < mTiles; ++mt)
       for (int64_t nt = 0; nt < nTiles; ++nt) {
-        ValueRange accs =
-            loop.getRegionIterArgs().slice((mt * nTiles + nt) * 4, 4);
+        ValueRange acc = in.slice((mt * nTiles + nt) * 4, 4);
         auto mma = NVVM::MmaOp::create(
-            b, loc, resultType, aFrags[mt], bFrags[nt], accs,
+            b, loc, resultType, aFrags[mt], bFrags[nt], acc,
             ArrayRef<int64_t>{16, 8, 16}, std::nullopt, std::nullopt,
             std::array<NVVM::MMATypes, 2>{ptxType, ptxType},
             std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
@@ -912,13 +1079,26 @@ void KernelLowering::lowerGemmMma(tile::GemmOp op, const tile::MmaPlan &plan) {
           next.push_back(LLVM::ExtractValueOp::create(b, loc, mma.getRes(),
                                                       ArrayRef<int64_t>{r}));
       }
-    scf::YieldOp::create(b, loc, next);
+    return next;
+  };
+
+  if (af) {
+    // Register A: k steps are unrolled so that A slots are constants.
+    for (int64_t k = 0; k < K; k += 16)
+      accs = step(b, c(k), k, accs);
+  } else {
+    auto loop = scf::ForOp::create(b, loc, c(0), c(K), c(16), accs);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    scf::YieldOp::create(
+        b, loc, step(b, loop.getInductionVar(), -1, loop.getRegionIterArgs()));
+    accs = loop.getResults();
   }
   for (int64_t mt = 0; mt < mTiles; ++mt)
     for (int64_t nt = 0; nt < nTiles; ++nt)
       for (int64_t r = 0; r < 4; ++r)
-        memref::StoreOp::create(b, loc,
-                                loop.getResult((mt * nTiles + nt) * 4 + r),
+        memref::StoreOp::create(b, loc, accs[(mt * nTiles + nt) * 4 + r],
                                 cf->slots, c(slotOf(mt, nt, r)));
   op.erase();
+  return success();
 }

@@ -167,6 +167,7 @@ void gpu_lowering::pipelineLoop(
   for (tile::CopyOp copy : p.producers)
     copy.erase();
 
+  loop->setAttr("tlc.pipelined", b.getUnitAttr());
   // Nothing is in flight after the loop.
   b.setInsertionPointAfter(loop);
   NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);

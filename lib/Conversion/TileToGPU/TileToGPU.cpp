@@ -45,6 +45,44 @@ bool touchesShared(Operation *op) {
 
 int64_t elementBytes(Type t) { return (t.getIntOrFloatBitWidth() + 7) / 8; }
 
+/// Drops barriers that order nothing: a barrier with no shared-memory access
+/// since the previous one in its block, and the last barrier of a pipelined
+/// loop's body (each iteration starts with one, and one follows the loop).
+void removeRedundantBarriers(Operation *root) {
+  auto touches = [](Operation *op) {
+    bool found = false;
+    op->walk([&](Operation *inner) {
+      if (llvm::isa<gpu::BarrierOp>(inner) && inner != op)
+        found = true;
+      for (Value v : inner->getOperands())
+        if (isWorkgroup(v.getType()))
+          found = true;
+    });
+    return found;
+  };
+  SmallVector<Block *> blocks;
+  root->walk([&](Block *block) { blocks.push_back(block); });
+  for (Block *block : blocks) {
+    gpu::BarrierOp last;
+    bool accessSince = true;
+    for (Operation &op : llvm::make_early_inc_range(*block)) {
+      if (auto barrier = llvm::dyn_cast<gpu::BarrierOp>(op)) {
+        if (!accessSince) {
+          barrier.erase();
+          continue;
+        }
+        last = barrier;
+        accessSince = false;
+      } else if (touches(&op)) {
+        accessSince = true;
+      }
+    }
+    auto loop = llvm::dyn_cast_or_null<scf::ForOp>(block->getParentOp());
+    if (last && !accessSince && loop && loop->hasAttr("tlc.pipelined"))
+      last.erase();
+  }
+}
+
 struct ConvertTileToGPU
     : public tlc::impl::ConvertTileToGPUBase<ConvertTileToGPU> {
   using Base::Base;
@@ -299,6 +337,7 @@ struct ConvertTileToGPU
       else if (auto o = llvm::dyn_cast<tile::AtomicAddOp>(op))
         k.lowerAtomicAdd(o);
     }
+    removeRedundantBarriers(func);
     for (auto &[value, frag] : k.fragments) {
       Operation *alloc = value.getDefiningOp();
       if (!value.use_empty())

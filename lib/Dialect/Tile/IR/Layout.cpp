@@ -356,7 +356,8 @@ FragmentLayout::slotsByOffset() const {
 }
 
 std::optional<MmaPlan> tlc::tile::planMma(GemmOp op, int64_t threads,
-                                          bool operandsInShared) {
+                                          bool operandsInShared,
+                                          bool rowWarps) {
   auto a = llvm::cast<MemRefType>(op.getA().getType()),
        b = llvm::cast<MemRefType>(op.getB().getType()),
        c = llvm::cast<MemRefType>(op.getC().getType());
@@ -364,10 +365,18 @@ std::optional<MmaPlan> tlc::tile::planMma(GemmOp op, int64_t threads,
   if (elem != b.getElementType() || !(elem.isF16() || elem.isBF16()) ||
       !c.getElementType().isF32())
     return std::nullopt;
-  for (MemRefType operand : {a, b})
+  // A may also be registers: a fragment in the accumulator layout of an
+  // M x K MMA tile with all warps along M (the FlashAttention P operand).
+  bool registerA = isFragment(op.getA());
+  if (registerA && op.getTransposeA())
+    return std::nullopt;
+  for (MemRefType operand : {a, b}) {
+    if (registerA && operand == a)
+      continue;
     if ((!operandsInShared && getScope(operand) != MemScope::shared) ||
         (operand.getShape()[1] * 2) % 16 != 0)
       return std::nullopt;
+  }
   int64_t m = c.getShape()[0], n = c.getShape()[1];
   int64_t k = op.getTransposeA() ? a.getShape()[0] : a.getShape()[1];
   if (m % 16 || n % 8 || k % 16 || threads % 32)
@@ -381,13 +390,31 @@ std::optional<MmaPlan> tlc::tile::planMma(GemmOp op, int64_t threads,
     if (warps % wm)
       continue;
     int64_t wn = warps / wm;
-    if ((m / 16) % wm || (n / 8) % wn)
+    if ((m / 16) % wm || (n / 8) % wn || ((rowWarps || registerA) && wn != 1))
       continue;
     int64_t cost = m / wm + n / wn;
     if (!best || cost < bestCost) {
-      best = MmaPlan{wm, wn, FragmentLayout::mmaAccumulator(m, n, threads, wm, wn)};
+      best = MmaPlan{wm, wn,
+                     FragmentLayout::mmaAccumulator(m, n, threads, wm, wn),
+                     std::nullopt};
+      if (registerA)
+        best->registerA = FragmentLayout::mmaAccumulator(m, k, threads, wm, 1);
       bestCost = cost;
     }
   }
   return best;
+}
+
+std::optional<std::pair<int64_t, int64_t>>
+tlc::tile::matchMmaAccumulator(const FragmentLayout &layout, int64_t m,
+                               int64_t n) {
+  int64_t warps = layout.threads / 32;
+  if (layout.threads % 32 || m % 16 || n % 8)
+    return std::nullopt;
+  for (int64_t wm = 1; wm <= warps; ++wm)
+    if (warps % wm == 0 && (m / 16) % wm == 0 && (n / 8) % (warps / wm) == 0 &&
+        FragmentLayout::mmaAccumulator(m, n, layout.threads, wm, warps / wm) ==
+            layout)
+      return std::make_pair(wm, warps / wm);
+  return std::nullopt;
 }

@@ -38,6 +38,7 @@ public:
       layouts.clear();
       demotions.clear();
       collectFragments();
+      findRowWarpGemms();
       demoteUnservedUses();
       while (demotions.empty()) {
         while (sweep() && demotions.empty()) {
@@ -68,6 +69,31 @@ private:
   llvm::DenseMap<Value, FragmentLayout> layouts;
   llvm::MapVector<Value, std::string> demotions;
   bool changed = false;
+
+  /// Gemms whose accumulator becomes (through fragment copies) the register
+  /// A operand of another gemm: their warps all lie along M, like the A
+  /// operand's.
+  llvm::DenseSet<Operation *> rowWarpGemms;
+
+  void findRowWarpGemms() {
+    rowWarpGemms.clear();
+    kernel.walk([&](GemmOp gemm) {
+      Value x = gemm.getA();
+      for (int hops = 0; hops < 8 && isFragment(x); ++hops) {
+        Value from;
+        for (Operation *user : x.getUsers()) {
+          if (auto g = llvm::dyn_cast<GemmOp>(user); g && g.getC() == x)
+            rowWarpGemms.insert(g);
+          if (auto c = llvm::dyn_cast<CopyOp>(user);
+              c && c.getDest() == x && c.getSourceIndices().empty())
+            from = c.getSource();
+        }
+        if (!from)
+          break;
+        x = from;
+      }
+    });
+  }
 
   void collectFragments() {
     fragments.clear();
@@ -124,16 +150,20 @@ private:
         auto shape = gemm.getC().getType().getShape();
         std::optional<MmaPlan> plan;
         if (mma)
-          plan = planMma(gemm, threads);
+          plan = planMma(gemm, threads, /*operandsInShared=*/false,
+                         rowWarpGemms.contains(gemm));
         require(gemm.getC(),
                 plan ? plan->accumulator
                      : FragmentLayout::simtAccumulator(shape[0], shape[1],
                                                        threads),
                 "the gemm accumulator layout differs from its other uses");
-        demote(gemm.getA(), "gemm operands of the FMA path are read by "
-                            "every thread");
-        demote(gemm.getB(), "gemm operands of the FMA path are read by "
-                            "every thread");
+        if (plan && plan->registerA)
+          require(gemm.getA(), *plan->registerA,
+                  "a gemm reads it as registers in another layout");
+        else
+          demote(gemm.getA(), "gemm operands of the FMA path are read by "
+                              "every thread");
+        demote(gemm.getB(), "gemm B operands are read by every warp");
       } else if (auto reduce = llvm::dyn_cast<ReduceOp>(op)) {
         if (isLocalTile(reduce.getDest()))
           demote(reduce.getSource(),
@@ -226,7 +256,7 @@ private:
       return false;
     layouts.insert({best, FragmentLayout::rowMajor(
                               llvm::cast<MemRefType>(best.getType()).getShape(),
-                              threads, /*vector=*/4)});
+                              threads, /*vector=*/8)});
     return true;
   }
 };

@@ -103,14 +103,23 @@ class GemmOp;
 struct MmaPlan {
   int64_t warpsM = 1, warpsN = 1;
   FragmentLayout accumulator;
+  /// When A is a register fragment: the layout it must have.
+  std::optional<FragmentLayout> registerA;
 };
 /// The MMA plan for `op` with `threads` threads, when its operands suit the
-/// tensor-core path: f16 or bf16 A and B in shared memory with rows of a
-/// multiple of 16 bytes, f32 C, M % 16, N % 8, K % 16 == 0 and whole warps.
+/// tensor-core path: f16 or bf16 B (and A) in shared memory with rows of a
+/// multiple of 16 bytes, or A a register fragment (then all warps lie along
+/// M), f32 C, M % 16, N % 8, K % 16 == 0 and whole warps. `rowWarps` also
+/// puts all warps along M (for accumulators that become an A operand).
 /// Lowerings that have already placed the operands in shared memory (and
 /// checked that) pass `operandsInShared`.
 std::optional<MmaPlan> planMma(GemmOp op, int64_t threads,
-                               bool operandsInShared = false);
+                               bool operandsInShared = false,
+                               bool rowWarps = false);
+/// The warp grid (wm, wn) for which `layout` is the m16n8k16 accumulator
+/// layout of an m x n tile, if there is one.
+std::optional<std::pair<int64_t, int64_t>>
+matchMmaAccumulator(const FragmentLayout &layout, int64_t m, int64_t n);
 
 class ParallelOp;
 

@@ -55,7 +55,8 @@ def TileInferLayouts : Pass<"tile-infer-layouts", "mlir::ModuleOp"> {
       them (`m[i]` in a loop over `(i, j)`), must use that layout or its
       projection.
     Fragments that nothing constrains get a row-major layout (innermost
-    dimension over lanes, 4 consecutive elements per thread), largest
+    dimension over lanes, 8 consecutive elements per thread: 16-byte
+    accesses for 16-bit types, two for 32-bit ones), largest
     first. A fragment whose uses cannot agree on a layout, or that is read
     in a way no thread-local layout serves (at other indices, outside
     `parallel`, as a gemm operand of the FMA path), moves to shared memory:
