@@ -33,11 +33,15 @@ cmake_policy(VERSION 3.20...3.31)
 # tlc::runtime (for example CUDA::cuda_driver, after
 # find_package(CUDAToolkit)).
 function(_tlc_target_info target supported_var suffix_var libs_var)
-  set(supported cpu)
+  set(supported cpu cuda)
   set(${supported_var} "${supported}" PARENT_SCOPE)
   if(target STREQUAL "cpu")
     set(${suffix_var} ".o" PARENT_SCOPE)
     set(${libs_var} "" PARENT_SCOPE)
+  elseif(target STREQUAL "cuda")
+    # The fatbin is embedded in the stubs, which load libcuda with dlopen.
+    set(${suffix_var} ".fatbin" PARENT_SCOPE)
+    set(${libs_var} "${CMAKE_DL_LIBS}" PARENT_SCOPE)
   else()
     set(${suffix_var} "" PARENT_SCOPE)
   endif()
@@ -110,7 +114,8 @@ function(tlc_add_kernels lib)
     if(shown MATCHES "^\\.\\./")
       set(shown "${src}")
     endif()
-    # tlc writes STEM.o, NAME.h + NAME.cpp per kernel and, for --bundle,
+    # tlc writes STEM.o (cpu) or STEM.fatbin (cuda, embedded in the stubs),
+    # NAME.h + NAME.cpp per kernel and, for --bundle,
     # STEM.tlc.h + STEM.tlc.cpp: the names CMake can know before tlc runs.
     set(object "${out}/${stem}${suffix}")
     set(bundle_h "${out}/${stem}.tlc.h")
@@ -124,7 +129,9 @@ function(tlc_add_kernels lib)
       DEPFILE "${depfile}"
       COMMENT "tlc: compiling ${shown} for ${ARG_TARGET} (${lib})"
       VERBATIM)
-    list(APPEND objects "${object}")
+    if(suffix STREQUAL ".o")
+      list(APPEND objects "${object}") # linked; a fatbin is only embedded
+    endif()
     list(APPEND stubs "${bundle_cpp}")
     list(APPEND headers "${bundle_h}")
   endforeach()

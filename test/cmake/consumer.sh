@@ -76,20 +76,68 @@ runs="$(tlc_runs "$tmp/rebuild2.log")"
   { cat "$tmp/rebuild2.log"; fail "expected exactly gemm.tl to be recompiled"; }
 (cd "$out" && "$ctest" --output-on-failure >/dev/null) || fail "tests after rebuild"
 
-echo "== TARGET cuda is rejected at configure time"
+echo "== an unknown TARGET is rejected at configure time"
 mkdir -p "$tmp/bad"
 cat >"$tmp/bad/CMakeLists.txt" <<'CML'
 cmake_minimum_required(VERSION 3.20)
 project(bad LANGUAGES CXX)
 find_package(tlc CONFIG REQUIRED)
-tlc_add_kernels(k SOURCES k.tl TARGET cuda)
+tlc_add_kernels(k SOURCES k.tl TARGET metal)
 CML
 if "$cmake" -G Ninja -S "$tmp/bad" -B "$tmp/bad/build" \
     -DCMAKE_PREFIX_PATH="$prefix" >"$tmp/bad.log" 2>&1; then
-  fail "TARGET cuda was accepted"
+  fail "TARGET metal was accepted"
 fi
-grep -q "TARGET 'cuda' is not supported" "$tmp/bad.log" &&
-  grep -q "supported targets: cpu" "$tmp/bad.log" ||
-  { cat "$tmp/bad.log"; fail "no clear message for TARGET cuda"; }
+grep -q "TARGET 'metal' is not supported" "$tmp/bad.log" &&
+  grep -q "supported targets: cpu, cuda" "$tmp/bad.log" ||
+  { cat "$tmp/bad.log"; fail "no clear message for TARGET metal"; }
+
+# TARGET cuda needs the CUDA toolkit's ptxas and fatbinary at build time
+# (not at run time: the stubs load libcuda with dlopen).
+cuda_home="${CUDA_HOME:-/usr/local/cuda}"
+if [ -x "$cuda_home/bin/ptxas" ] && [ -x "$cuda_home/bin/fatbinary" ]; then
+  echo "== TARGET cuda builds a library that links with nothing but -ldl"
+  mkdir -p "$tmp/cuda"
+  cat >"$tmp/cuda/CMakeLists.txt" <<'CML'
+cmake_minimum_required(VERSION 3.20)
+project(cudaconsumer LANGUAGES CXX)
+find_package(tlc CONFIG REQUIRED)
+tlc_add_kernels(gpu_kernels SOURCES scale.tl TARGET cuda ARCH sm_80)
+add_executable(app main.cpp)
+target_link_libraries(app PRIVATE gpu_kernels)
+CML
+  cat >"$tmp/cuda/scale.tl" <<'TL'
+kernel scale<B = 256>(X: f32[N], out Y: f32[N], a: f32)
+  grid(cdiv(N, B)) as (bx) threads(128)
+{
+  fragment x: f32[B];
+  copy(X[bx * B], x);
+  parallel (i) in x { x[i] = x[i] * a; }
+  copy(x, Y[bx * B]);
+}
+TL
+  cat >"$tmp/cuda/main.cpp" <<'CPP'
+#include "scale.tlc.h"
+#include <cstdio>
+int main() {
+  // Wrong shapes are caught before any CUDA call: no GPU needed.
+  float x[4] = {}, y[3] = {};
+  tlc::Status s = tlc::kernels::scale(tlc::makeTensor(x, TLC_F32, {4}),
+                                      tlc::makeTensor(y, TLC_F32, {3}), 2.0f);
+  std::printf("%d %s\n", s.code, s.message.c_str());
+  return s.code == TLC_ERR_INVALID_ARGUMENT ? 0 : 1;
+}
+CPP
+  "$cmake" -G Ninja -S "$tmp/cuda" -B "$tmp/cuda/build" \
+    -DCMAKE_PREFIX_PATH="$prefix" >"$tmp/cuda.log" 2>&1 &&
+    ninja -C "$tmp/cuda/build" >>"$tmp/cuda.log" 2>&1 ||
+    { cat "$tmp/cuda.log"; fail "TARGET cuda did not build"; }
+  [ -s "$tmp/cuda/build/tlc/gpu_kernels/scale.fatbin" ] ||
+    fail "no scale.fatbin"
+  "$tmp/cuda/build/app" | grep -q "Y.shape\[0\] is 3 but N = 4" ||
+    { "$tmp/cuda/build/app"; fail "the CUDA stub did not check the shapes"; }
+else
+  echo "== (no CUDA toolkit at $cuda_home: TARGET cuda not built)"
+fi
 
 echo "PASS: cmake consumer"

@@ -68,6 +68,7 @@ struct Options {
   bool printIRAfterAll = false;
   bool timing = false;
   bool printDebugInfo = false;
+  bool debugInfo = false;
   std::string depfile;
   bool bundle = false;
   unsigned maxErrors = 20;
@@ -375,6 +376,8 @@ int compile(const Options &opts) {
     return 1;
   }
 
+  target->setDebugInfo(opts.debugInfo);
+
   Program program;
   ProgramLoader loader(diags, srcMgr, opts.includeDirs);
   if (!loader.load(opts.input, program))
@@ -632,6 +635,9 @@ int main(int argc, char **argv) {
   app.add_option("--depfile", opts.depfile,
                  "Write a Makefile-style dependency file (the .tl file and "
                  "every file it imports) to this path");
+  app.add_flag("-g", opts.debugInfo,
+               "Line tables mapping the generated code (PTX .loc, object "
+               "DWARF lines) back to .tl lines");
   app.add_flag("--bundle", opts.bundle,
                "Also write STEM.tlc.h and STEM.tlc.cpp, which include the "
                "header and the stub of every kernel in the file (fixed names "

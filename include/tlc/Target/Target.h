@@ -64,6 +64,12 @@ public:
   /// after emitCode(Obj) and hands the binary over first.
   virtual bool stubsEmbedBinary() const { return false; }
   virtual void setEmbeddedBinary(std::vector<uint8_t>) {}
+
+  /// `-g`: line tables that map the code back to .tl lines.
+  void setDebugInfo(bool enable) { debugInfo = enable; }
+
+protected:
+  bool debugInfo = false;
 };
 
 /// The target called `name`, or nullptr (then `known` lists the names).

@@ -709,7 +709,8 @@ void KernelLowering::lowerReduce(tile::ReduceOp op) {
     const tile::LayoutFactor &fac = layout.factors[f];
     if (fac.dim != dim || !fac.isThread())
       continue;
-    bool lanes = fac.threadStride * fac.extent <= 32 &&
+    // Shuffles need whole warps.
+    bool lanes = threads % 32 == 0 && fac.threadStride * fac.extent <= 32 &&
                  llvm::isPowerOf2_64(fac.extent) &&
                  llvm::isPowerOf2_64(fac.threadStride);
     if (!lanes) {
@@ -763,13 +764,17 @@ void KernelLowering::lowerReduce(tile::ReduceOp op) {
     }
     gpu::BarrierOp::create(b, loc);
   }
-  // 4. Results: into the destination's registers or memory.
-  for (size_t r = 0; r < partial.size(); ++r) {
-    SmallVector<Value> index = fragment(dst)
-                                   ? SmallVector<Value>()
-                                   : result.elementIndex(b, loc, tid, r);
-    finish(b, partial[r], index, r);
-  }
+  // 4. Results: into the destination's registers (every replica keeps its
+  // copy) or memory (one replica reads, combines and writes each element).
+  Value guard = fragment(dst) ? Value() : result.isFirstReplica(b, loc, tid);
+  buildIf(b, loc, guard, [&](OpBuilder &b) {
+    for (size_t r = 0; r < partial.size(); ++r) {
+      SmallVector<Value> index = fragment(dst)
+                                     ? SmallVector<Value>()
+                                     : result.elementIndex(b, loc, tid, r);
+      finish(b, partial[r], index, r);
+    }
+  });
   op.erase();
 }
 

@@ -45,6 +45,26 @@ bool touchesShared(Operation *op) {
 
 int64_t elementBytes(Type t) { return (t.getIntOrFloatBitWidth() + 7) / 8; }
 
+/// The shape of a shared tile's storage: `stages` buffers (if not 0) and,
+/// when `padded`, rows that are a multiple of 32 bytes get 16 more bytes so
+/// that the 8 rows an ldmatrix reads (or a column walk touches) fall in
+/// different banks.
+SmallVector<int64_t> sharedTileShape(MemRefType type, int64_t stages,
+                                     bool padded) {
+  SmallVector<int64_t> shape(type.getShape());
+  int64_t bytes = elementBytes(type.getElementType());
+  if (padded && type.getRank() >= 2 && (shape.back() * bytes) % 32 == 0)
+    shape.back() += 16 / bytes;
+  if (stages)
+    shape.insert(shape.begin(), stages);
+  return shape;
+}
+
+int64_t sharedTileBytes(MemRefType type, int64_t stages) {
+  return ShapedType::getNumElements(sharedTileShape(type, stages, true)) *
+         elementBytes(type.getElementType());
+}
+
 /// Drops barriers that order nothing: a barrier with no shared-memory access
 /// since the previous one in its block, and the last barrier of a pipelined
 /// loop's body (each iteration starts with one, and one follows the loop).
@@ -216,20 +236,46 @@ struct ConvertTileToGPU
     OpBuilder b(&entry, entry.begin());
     Location loc = func.getLoc();
     MLIRContext *ctx = func.getContext();
-    k.tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
     auto workgroup = gpu::AddressSpaceAttr::get(
         ctx, gpu::GPUDialect::getWorkgroupAddressSpace());
     k.sharedBase = gpu::DynamicSharedMemoryOp::create(
         b, loc,
         MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
                         MemRefLayoutAttrInterface(), workgroup));
+    k.tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+    // Storage goes between the two (the op after them may be an alloc that
+    // is erased below, which would leave the builder dangling).
+    b.setInsertionPoint(k.tid.getDefiningOp());
 
     // Pipelined loops multi-buffer the shared tiles they copy into.
     SmallVector<PipelinedLoop> pipelined = findPipelinedLoops(func);
     llvm::DenseMap<Value, int64_t> stagesOf;
-    for (const PipelinedLoop &p : pipelined)
-      for (tile::CopyOp copy : p.producers)
-        stagesOf[copy.getDest()] = p.stages;
+    auto footprint = [&]() {
+      stagesOf.clear();
+      for (const PipelinedLoop &p : pipelined)
+        for (tile::CopyOp copy : p.producers)
+          stagesOf[copy.getDest()] = p.stages;
+      int64_t total = 0;
+      func.walk([&](tile::AllocOp alloc) {
+        if (tile::getScope(alloc.getType()) == tile::MemScope::shared)
+          total = llvm::alignTo(total, 128) +
+                  sharedTileBytes(alloc.getType(),
+                                  stagesOf.lookup(alloc.getResult()));
+      });
+      return total;
+    };
+    // Fewer stages (at least 2), then no pipelining, while the buffers do
+    // not fit.
+    while (footprint() > maxSharedBytes && !pipelined.empty()) {
+      auto deepest = llvm::max_element(
+          pipelined, [](const PipelinedLoop &a, const PipelinedLoop &b) {
+            return a.stages < b.stages;
+          });
+      if (deepest->stages > 2)
+        --deepest->stages;
+      else
+        pipelined.erase(deepest);
+    }
     llvm::DenseMap<Value, Value> buffers;
 
     // Storage for every tile, created at the top of the kernel.
@@ -240,19 +286,11 @@ struct ConvertTileToGPU
       Location aloc = alloc.getLoc();
       switch (*tile::getScope(type)) {
       case tile::MemScope::shared: {
-        // Rows that are a multiple of 32 bytes put some of 8 consecutive
-        // rows in the same banks: 16 bytes of padding spread the 8 rows an
-        // ldmatrix reads (or a column walk touches) over all banks.
-        SmallVector<int64_t> shape(type.getShape());
-        int64_t bytes = elementBytes(type.getElementType());
         int64_t stages = stagesOf.lookup(alloc.getResult());
-        if (stages)
-          shape.insert(shape.begin(), stages);
-        SmallVector<int64_t> padded(shape);
-        if (type.getRank() >= 2 && (padded.back() * bytes) % 32 == 0)
-          padded.back() += 16 / bytes;
+        SmallVector<int64_t> shape = sharedTileShape(type, stages, false);
+        SmallVector<int64_t> padded = sharedTileShape(type, stages, true);
         int64_t offset = llvm::alignTo(k.sharedTileBytes, 128);
-        k.sharedTileBytes = offset + ShapedType::getNumElements(padded) * bytes;
+        k.sharedTileBytes = offset + sharedTileBytes(type, stages);
         auto viewType = MemRefType::get(padded, type.getElementType(),
                                         MemRefLayoutAttrInterface(), workgroup);
         Value view = memref::ViewOp::create(
@@ -354,7 +392,8 @@ struct ConvertTileToGPU
       return kernel.emitError()
              << "kernel '" << kernel.getName() << "' needs " << bytes
              << " bytes of shared memory (tiles and reduction scratch); "
-             << archName << " allows " << maxSharedBytes
+             << std::string(archName) << " allows "
+             << static_cast<int64_t>(maxSharedBytes)
              << " per block: use smaller shared tiles or fragments";
     return success();
   }

@@ -28,6 +28,7 @@
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Linker/Linker.h"
+#include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -109,7 +110,8 @@ public:
       return badArch(archName);
     if (digits.back() == 'a' || digits.back() == 'f')
       digits = digits.drop_back();
-    if (digits.getAsInteger(10, version) || version < 70)
+    // CUDA 13's ptxas starts at sm_75.
+    if (digits.getAsInteger(10, version) || version < 75)
       return badArch(archName);
     arch = archName.str();
     LLVMInitializeNVPTXTargetInfo();
@@ -122,14 +124,22 @@ public:
         llvm::TargetRegistry::lookupTarget(triple, error);
     if (!target)
       return llvm::createStringError("cannot target NVPTX: " + error);
-    // PTX 8.0 covers sm_90a and everything older; Blackwell needs 8.6.
-    std::string features = version >= 100 ? "+ptx86" : "+ptx80";
+    {
+      std::unique_ptr<llvm::MCSubtargetInfo> info(
+          target->createMCSubtargetInfo(triple, "", ""));
+      if (!info || !info->isCPUStringValid(arch))
+        return badArch(archName);
+    }
+    // PTX 8.0 covers sm_90a and everything older; PTX 9.0 every Blackwell
+    // variant (sm_100f, sm_110, sm_121a, ...).
+    std::string features = version >= 100 ? "+ptx90" : "+ptx80";
     machine.reset(target->createTargetMachine(
         triple, arch, features, llvm::TargetOptions(), std::nullopt,
         std::nullopt, llvm::CodeGenOptLevel::Aggressive));
     if (!machine)
       return llvm::createStringError("cannot create an NVPTX target machine "
                                      "for " + arch);
+
     return llvm::Error::success();
   }
 
@@ -157,6 +167,15 @@ public:
         "reconcile-unrealized-casts";
     if (mlir::failed(mlir::parsePassPipeline(upstream, pm, llvm::errs())))
       llvm::report_fatal_error("tlc: bad built-in CUDA pass pipeline");
+    if (debugInfo &&
+        mlir::failed(mlir::parsePassPipeline(
+            // Walks the kernels inside the gpu.module too. Directives only:
+            // .file/.loc for ptxas -lineinfo, no DWARF sections (which
+            // ptxas accepts only with -g, unoptimized).
+            "ensure-debug-info-scope-on-llvm-func{emission-kind="
+            "DebugDirectivesOnly}",
+            pm, llvm::errs())))
+      llvm::report_fatal_error("tlc: bad built-in debug info pipeline");
   }
 
   llvm::Expected<std::unique_ptr<llvm::Module>>
@@ -215,8 +234,11 @@ public:
         return llvm::createStringError("cannot write " + ptxPath);
       file << ptx;
     }
-    if (llvm::Error err = runTool("ptxas", {"-arch=" + arch, "-O3", ptxPath,
-                                            "-o", cubinPath}))
+    std::vector<std::string> ptxasArgs = {"-arch=" + arch, "-O3", ptxPath,
+                                          "-o", cubinPath};
+    if (debugInfo)
+      ptxasArgs.push_back("-lineinfo");
+    if (llvm::Error err = runTool("ptxas", ptxasArgs))
       return err;
     std::string outPath = cubinPath;
     if (kind == EmitKind::Obj) {
@@ -262,9 +284,6 @@ private:
   /// Dynamic shared memory a block may opt in to.
   int64_t maxSharedBytes() const {
     switch (version) {
-    case 70:
-    case 72:
-      return 96 * 1024;
     case 75:
       return 64 * 1024;
     case 80:
@@ -315,8 +334,8 @@ private:
   static llvm::Error badArch(llvm::StringRef archName) {
     return llvm::createStringError(
         "unknown CUDA architecture '" + archName.str() +
-        "'; expected sm_NN, sm_NNa or sm_NNf with NN >= 70 (e.g. sm_80, "
-        "sm_90a)");
+        "'; expected an NVIDIA architecture from sm_75 on: sm_75, sm_80, "
+        "sm_86, sm_87, sm_89, sm_90, sm_90a, sm_100a, sm_120, ...");
   }
 };
 

@@ -51,3 +51,31 @@ MemRefType tlc::tile::getTileType(ArrayRef<int64_t> shape, Type elementType,
   return MemRefType::get(shape, elementType, MemRefLayoutAttrInterface(),
                          MemScopeAttr::get(elementType.getContext(), scope));
 }
+
+LogicalResult
+LayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                   int64_t threads, ArrayRef<int64_t> dims,
+                   ArrayRef<int64_t> extents, ArrayRef<int64_t> threadStrides,
+                   ArrayRef<int64_t> slotStrides) {
+  if (threads < 1)
+    return emitError() << "a layout needs at least one thread";
+  size_t n = dims.size();
+  if (extents.size() != n || threadStrides.size() != n ||
+      slotStrides.size() != n)
+    return emitError() << "dims, extents, thread_strides and slot_strides "
+                          "must have one entry per factor";
+  for (size_t f = 0; f < n; ++f) {
+    if (dims[f] < -1 || extents[f] < 1 || threadStrides[f] < 0 ||
+        slotStrides[f] < 0)
+      return emitError() << "factor " << f
+                         << ": dims must be >= -1, extents >= 1, strides >= 0";
+    if ((threadStrides[f] > 0) == (slotStrides[f] > 0))
+      return emitError() << "factor " << f
+                         << " needs exactly one of a thread stride and a slot "
+                            "stride";
+    if (dims[f] == -1 && threadStrides[f] == 0)
+      return emitError() << "factor " << f
+                         << ": a replication (dim -1) is a thread factor";
+  }
+  return success();
+}

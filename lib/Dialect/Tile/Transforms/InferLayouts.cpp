@@ -180,7 +180,12 @@ private:
         Value src = copy.getSource(), dst = copy.getDest();
         if (isLocalTile(dst))
           demote(src, "every thread needs all of it in a local tile");
-        if (isFragment(src) && isFragment(dst)) {
+        if (!copy.getSourceIndices().empty())
+          demote(src, "a window of it is copied");
+        if (!copy.getDestIndices().empty())
+          demote(dst, "a window of it is copied");
+        if (isFragment(src) && isFragment(dst) &&
+            copy.getSourceIndices().empty() && copy.getDestIndices().empty()) {
           if (const FragmentLayout *l = layoutOf(src))
             require(dst, *l, "copied between fragments of different layouts");
           else if (const FragmentLayout *l = layoutOf(dst))

@@ -85,6 +85,7 @@ def Tile_LayoutAttr : AttrDef<Tile_Dialect, "Layout"> {
     `thread_strides` `=` `[` $thread_strides `]` `,`
     `slot_strides` `=` `[` $slot_strides `]` `>`
   }];
+  let genVerifyDecl = 1;
 }
 
 #endif // TLC_TILE_DIALECT_TD
