@@ -47,7 +47,8 @@ namespace {
 const char *kEmitHelp =
     "What to write (default: the compiled kernels plus stubs):\n"
     "  ast   the checked syntax tree, with types and constants\n"
-    "  tile  tile-dialect MLIR after the target-neutral passes\n"
+    "  tile  tile-dialect MLIR after the target-neutral passes (and, for\n"
+    "        GPU targets, layout inference: fragments show #tile.layout)\n"
     "  llvm  optimized LLVM IR of the kernels\n"
     "  asm   target assembly (PTX for cuda)\n"
     "  obj   the object file only (the fatbin for cuda)\n"
@@ -447,6 +448,14 @@ int compile(const Options &opts) {
   tilePM.addPass(mlir::createCSEPass());
   if (mlir::failed(tilePM.run(*module)))
     return 2;
+  if (opts.emit == "tile") {
+    // With the target's tile-level passes (layouts on GPUs) as well.
+    mlir::PassManager targetTilePM(&context);
+    configure(targetTilePM);
+    target->buildTilePipeline(targetTilePM);
+    if (mlir::failed(targetTilePM.run(*module)))
+      return 1;
+  }
   if (opts.emit == "tile")
     return emitText(out, stem + ".mlir",
                     [&](llvm::raw_ostream &os) {

@@ -56,6 +56,10 @@ public:
   /// False while a target can emit launch stubs but no device code yet.
   virtual bool generatesCode() const { return true; }
 
+  /// Target-dependent passes that still produce tile IR (layout inference
+  /// on GPUs); `-emit=tile` shows their result.
+  virtual void buildTilePipeline(mlir::OpPassManager &) const {}
+
   // GPU targets.
   /// The passes up to the gpu dialect (what `-emit=gpu` prints); false for
   /// targets without that stage.

@@ -143,10 +143,14 @@ public:
     return llvm::Error::success();
   }
 
-  bool buildGPUPipeline(mlir::OpPassManager &pm) const override {
+  void buildTilePipeline(mlir::OpPassManager &pm) const override {
     tile::TileInferLayoutsOptions layouts;
     layouts.mma = version >= 80; // bf16 mma.sync m16n8k16 needs sm_80
     pm.addPass(tile::createTileInferLayouts(layouts));
+  }
+
+  bool buildGPUPipeline(mlir::OpPassManager &pm) const override {
+    buildTilePipeline(pm);
     ConvertTileToGPUOptions options;
     options.maxSharedBytes = maxSharedBytes();
     options.archName = arch;
