@@ -65,6 +65,70 @@ int64_t sharedTileBytes(MemRefType type, int64_t stages) {
          elementBytes(type.getElementType());
 }
 
+/// Where each shared tile lives in the block's shared memory.
+struct SharedPlan {
+  llvm::DenseMap<Value, int64_t> offsets;
+  int64_t bytes = 0;
+};
+
+/// Tiles whose uses do not overlap share memory: each tile is live from the
+/// first to the last top-level op of the kernel that uses it (a loop is one
+/// op, so everything a loop touches is live through the whole loop). The
+/// largest tiles are placed first, each at the lowest 128-byte aligned
+/// offset that no live-overlapping tile occupies. The barrier after a
+/// tile's last use (see lowerBody) orders it before the next tile's writes.
+SharedPlan planSharedMemory(gpu::GPUFuncOp func,
+                            const llvm::DenseMap<Value, int64_t> &stagesOf) {
+  Block &entry = func.getBody().front();
+  llvm::DenseMap<Operation *, int64_t> position;
+  int64_t index = 0;
+  for (Operation &op : entry)
+    position[&op] = index++;
+  struct Tile {
+    Value value;
+    int64_t bytes, first, last, offset = 0;
+  };
+  SmallVector<Tile> tiles;
+  func.walk([&](tile::AllocOp alloc) {
+    if (tile::getScope(alloc.getType()) != tile::MemScope::shared)
+      return;
+    Tile t{alloc.getResult(),
+           sharedTileBytes(alloc.getType(), stagesOf.lookup(alloc.getResult())),
+           index, -1};
+    for (Operation *user : alloc.getResult().getUsers()) {
+      Operation *top = entry.findAncestorOpInBlock(*user);
+      int64_t at = top ? position.lookup(top) : 0;
+      t.first = std::min(t.first, at);
+      t.last = std::max(t.last, at);
+    }
+    tiles.push_back(t);
+  });
+  llvm::stable_sort(tiles, [](const Tile &a, const Tile &b) {
+    return a.bytes > b.bytes;
+  });
+  SharedPlan plan;
+  for (size_t i = 0; i < tiles.size(); ++i) {
+    Tile &t = tiles[i];
+    // Placed tiles that are live at the same time, by offset.
+    SmallVector<const Tile *> live;
+    for (size_t j = 0; j < i; ++j)
+      if (tiles[j].first <= t.last && t.first <= tiles[j].last)
+        live.push_back(&tiles[j]);
+    llvm::sort(live, [](const Tile *a, const Tile *b) {
+      return a->offset < b->offset;
+    });
+    int64_t offset = 0;
+    for (const Tile *other : live)
+      if (offset + t.bytes > other->offset &&
+          offset < other->offset + other->bytes)
+        offset = llvm::alignTo(other->offset + other->bytes, 128);
+    t.offset = offset;
+    plan.offsets[t.value] = offset;
+    plan.bytes = std::max(plan.bytes, offset + t.bytes);
+  }
+  return plan;
+}
+
 /// Drops barriers that order nothing: a barrier with no shared-memory access
 /// since the previous one in its block, and the last barrier of a pipelined
 /// loop's body (each iteration starts with one, and one follows the loop).
@@ -250,19 +314,14 @@ struct ConvertTileToGPU
     // Pipelined loops multi-buffer the shared tiles they copy into.
     SmallVector<PipelinedLoop> pipelined = findPipelinedLoops(func);
     llvm::DenseMap<Value, int64_t> stagesOf;
+    SharedPlan plan;
     auto footprint = [&]() {
       stagesOf.clear();
       for (const PipelinedLoop &p : pipelined)
         for (tile::CopyOp copy : p.producers)
           stagesOf[copy.getDest()] = p.stages;
-      int64_t total = 0;
-      func.walk([&](tile::AllocOp alloc) {
-        if (tile::getScope(alloc.getType()) == tile::MemScope::shared)
-          total = llvm::alignTo(total, 128) +
-                  sharedTileBytes(alloc.getType(),
-                                  stagesOf.lookup(alloc.getResult()));
-      });
-      return total;
+      plan = planSharedMemory(func, stagesOf);
+      return plan.bytes;
     };
     // Fewer stages (at least 2), then no pipelining, while the buffers do
     // not fit.
@@ -289,8 +348,8 @@ struct ConvertTileToGPU
         int64_t stages = stagesOf.lookup(alloc.getResult());
         SmallVector<int64_t> shape = sharedTileShape(type, stages, false);
         SmallVector<int64_t> padded = sharedTileShape(type, stages, true);
-        int64_t offset = llvm::alignTo(k.sharedTileBytes, 128);
-        k.sharedTileBytes = offset + sharedTileBytes(type, stages);
+        int64_t offset = plan.offsets.lookup(alloc.getResult());
+        k.sharedTileBytes = plan.bytes;
         auto viewType = MemRefType::get(padded, type.getElementType(),
                                         MemRefLayoutAttrInterface(), workgroup);
         Value view = memref::ViewOp::create(
