@@ -87,19 +87,44 @@ void KernelLowering::forEachElement(
     return;
   }
   case Distribution::Strided: {
-    auto loop = scf::ForOp::create(b, loc, tid,
-                                   indexConst(b, loc, product(shape)),
-                                   indexConst(b, loc, threads));
-    b.setInsertionPoint(loop.getBody()->getTerminator());
-    SmallVector<Value> index(shape.size());
-    Value rest = loop.getInductionVar();
-    for (int64_t d = shape.size() - 1; d >= 0; --d) {
-      Value extent = indexConst(b, loc, shape[d]);
-      index[d] = d == 0 ? rest : arith::RemUIOp::create(b, loc, rest, extent);
-      if (d > 0)
-        rest = arith::DivUIOp::create(b, loc, rest, extent);
+    // Element e = round * threads + tid: a static number of rounds (unrolled
+    // here when few, so that addresses fold), the last one guarded when the
+    // threads do not divide the elements.
+    int64_t total = product(shape);
+    int64_t rounds = (total + threads - 1) / threads;
+    auto visit = [&](OpBuilder &b, Value round) {
+      Value e = arith::AddIOp::create(
+          b, loc, arith::MulIOp::create(b, loc, round, indexConst(b, loc, threads)),
+          tid);
+      Value inRange = total % threads == 0
+                          ? Value()
+                          : arith::CmpIOp::create(b, loc,
+                                                  arith::CmpIPredicate::ult, e,
+                                                  indexConst(b, loc, total))
+                                .getResult();
+      buildIf(b, loc, inRange, [&](OpBuilder &b) {
+        SmallVector<Value> index(shape.size());
+        Value rest = e;
+        for (int64_t d = shape.size() - 1; d >= 0; --d) {
+          Value extent = indexConst(b, loc, shape[d]);
+          index[d] =
+              d == 0 ? rest : arith::RemUIOp::create(b, loc, rest, extent);
+          if (d > 0)
+            rest = arith::DivUIOp::create(b, loc, rest, extent);
+        }
+        body(b, index, -1);
+      });
+    };
+    if (rounds <= 8) {
+      for (int64_t r = 0; r < rounds; ++r)
+        visit(b, indexConst(b, loc, r));
+      return;
     }
-    body(b, index, -1);
+    auto loop = scf::ForOp::create(b, loc, indexConst(b, loc, 0),
+                                   indexConst(b, loc, rounds),
+                                   indexConst(b, loc, 1));
+    b.setInsertionPoint(loop.getBody()->getTerminator());
+    visit(b, loop.getInductionVar());
     return;
   }
   case Distribution::Redundant: {
