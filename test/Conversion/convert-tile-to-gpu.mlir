@@ -18,16 +18,18 @@
 // CHECK-SAME: known_block_size = array<i32: 128, 1, 1>
 // Shared tiles: 16 f32 at 0, 3 f16 at 128 (128-byte aligned): 134 bytes.
 // CHECK-SAME: tlc.shared_bytes = 134 : i64
-// CHECK: %[[TID:.*]] = gpu.thread_id x
+// Storage first, then the thread id.
 // CHECK: %[[SMEM:.*]] = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
 // CHECK: %[[OFF0:.*]] = arith.constant 0 : index
 // CHECK: %[[WS:.*]] = memref.view %[[SMEM]][%[[OFF0]]][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<16xf32, #gpu.address_space<workgroup>>
 // CHECK: %[[OFF1:.*]] = arith.constant 128 : index
 // CHECK: %[[VS:.*]] = memref.view %[[SMEM]][%[[OFF1]]][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<3xf16, #gpu.address_space<workgroup>>
-// Fragments: s (4x16 over 128 threads, row-major) holds 4 elements per
-// thread, its row maximum m 1.
-// CHECK: %[[S:.*]] = memref.alloca() : memref<4xf32>
+// Fragments: s (4x16 over 128 threads, row-major: rows over thread digit
+// (tid / 2) % 4, 2 runs of 8 columns over tid % 2, 16 copies over tid / 8)
+// holds 8 elements per thread, its row maximum m 1.
+// CHECK: %[[S:.*]] = memref.alloca() : memref<8xf32>
 // CHECK: %[[M:.*]] = memref.alloca() : memref<1xf32>
+// CHECK: %[[TID:.*]] = gpu.thread_id x
 // Tensors are rebuilt from the pointer, sizes and strides.
 // CHECK: %[[N0:.*]] = arith.index_cast %[[XS0]] : i64 to index
 // CHECK: %[[N1:.*]] = arith.index_cast %[[XS1]] : i64 to index
@@ -39,63 +41,74 @@
 // CHECK: %[[B:.*]] = arith.cmpi ne, %[[FLAG]], %{{.*}} : i8
 // CHECK: %[[BX:.*]] = gpu.block_id x
 // CHECK: %[[BY:.*]] = gpu.block_id y
-// Copy into shared memory: the elements round-robin over the threads (in
-// chunks or one by one), the window bounds-checked against the tensor's
-// size (outside: 0), converted to f32, then a barrier.
-// CHECK: scf.for %{{.*}} = %[[TID]] to %{{.*}} step %c128{{[_0-9]*}} {
+// Copy into shared memory: the elements (in chunks of 8 or one by one)
+// dealt round-robin over the threads, round * 128 + tid, guarded when the
+// threads do not divide them (2 chunks here); the window bounds-checked
+// against the tensor's size (outside: 0), converted to f32, then a barrier.
+// CHECK: %[[C:.*]] = arith.addi %{{.*}}, %[[TID]] : index
+// CHECK: %[[CIN:.*]] = arith.cmpi ult, %[[C]], %c2{{[_0-9]*}} : index
+// CHECK: scf.if %[[CIN]] {
 // CHECK: memref.dim %[[WM]]
 // CHECK: {{(memref|vector)}}.load %[[WM]]
 // CHECK: arith.extf
 // CHECK: {{(memref|vector)}}.store %{{.*}}, %[[WS]][%{{.*}}] : memref<16xf32, #gpu.address_space<workgroup>>
 // CHECK: gpu.barrier
 // The 3 f16: one per thread for threads 0-2, bounds-checked.
-// CHECK: scf.for %[[E:.*]] = %[[TID]] to %c3{{[_0-9]*}} step %c128{{[_0-9]*}} {
+// CHECK: %[[E:.*]] = arith.addi %{{.*}}, %[[TID]] : index
+// CHECK: %[[EIN:.*]] = arith.cmpi ult, %[[E]], %c3{{[_0-9]*}} : index
+// CHECK: scf.if %[[EIN]] {
 // CHECK: %[[WI:.*]] = arith.addi %{{.*}}, %[[E]] : index
 // CHECK: %[[IN:.*]] = arith.cmpi ult, %[[WI]], %{{.*}} : index
 // CHECK: scf.if %[[IN]] -> (f16) {
 // CHECK: memref.store %{{.*}}, %[[VS]][%[[E]]] : memref<3xf16, #gpu.address_space<workgroup>>
 // CHECK: }
 // CHECK-NEXT: gpu.barrier
-// Global to registers: each thread reads the 4 elements it holds (row
-// (tid / 4) % 4, 4 consecutive columns from 4 * (tid % 4)), bounds-checked;
-// no barrier, as no shared memory is involved.
-// CHECK: %[[ROW:.*]] = arith.divui %[[TID]], %c4{{[_0-9]*}} : index
+// Global to registers: each thread reads the 8 elements it holds (row
+// (tid / 2) % 4, 8 consecutive columns from 8 * (tid % 2)) in two runs of 4:
+// a 16-byte vector load when aligned and in bounds, else element by element,
+// bounds-checked; no barrier, as no shared memory is involved.
+// CHECK: %[[ROW:.*]] = arith.divui %[[TID]], %c2{{[_0-9]*}} : index
 // CHECK: arith.remui %[[ROW]], %c4{{[_0-9]*}} : index
-// CHECK: %[[LANE:.*]] = arith.remui %[[TID]], %c4{{[_0-9]*}} : index
-// CHECK: arith.muli %[[LANE]], %c4{{[_0-9]*}} : index
+// CHECK: %[[LANE:.*]] = arith.remui %[[TID]], %c2{{[_0-9]*}} : index
+// CHECK: arith.muli %[[LANE]], %c8{{[_0-9]*}} : index
+// CHECK: vector.load %[[XM]]{{.*}} vector<4xf32>
+// CHECK-COUNT-4: memref.store %{{.*}}, %[[S]][%{{.*}}] : memref<8xf32>
+// CHECK: } else {
 // CHECK: memref.load %[[XM]]
-// CHECK: memref.store %{{.*}}, %[[S]][%{{.*}}] : memref<4xf32>
-// CHECK-COUNT-3: memref.store %{{.*}}, %[[S]][%{{.*}}] : memref<4xf32>
+// CHECK: vector.load %[[XM]]{{.*}} vector<4xf32>
+// CHECK-COUNT-4: memref.store %{{.*}}, %[[S]][%{{.*}}] : memref<8xf32>
 // CHECK-NOT: gpu.barrier
-// Row maximum: registers first, then the 4 lanes of a row (xor 1, 2).
+// Row maximum: the 8 registers first, then the 2 lanes of a row (xor 1).
 // CHECK: memref.load %[[S]]
-// CHECK: arith.maximumf
-// CHECK: arith.maximumf
+// CHECK-COUNT-6: arith.maximumf
 // CHECK: %[[R0:.*]] = arith.maximumf
 // CHECK: %[[SH1:[^,]*]], %{{.*}} = gpu.shuffle xor %[[R0]], %c1_i32{{[_0-9]*}}, %c32_i32{{[_0-9]*}} : f32
 // CHECK: %[[R1:.*]] = arith.maximumf %[[R0]], %[[SH1]] : f32
-// CHECK: %[[SH2:[^,]*]], %{{.*}} = gpu.shuffle xor %[[R1]], %c2_i32{{[_0-9]*}}, %c32_i32{{[_0-9]*}} : f32
-// CHECK: %[[R2:.*]] = arith.maximumf %[[R1]], %[[SH2]] : f32
 // CHECK-NOT: gpu.shuffle
-// CHECK: memref.store %[[R2]], %[[M]][%{{.*}}] : memref<1xf32>
+// CHECK: memref.store %[[R1]], %[[M]][%{{.*}}] : memref<1xf32>
 // The parallel loop: per register slot; m[i] is the thread's only m slot,
 // w[j] a shared load; then a barrier (the loop read shared memory).
-// CHECK: %[[V:.*]] = memref.load %[[S]][%{{.*}}] : memref<4xf32>
+// CHECK: %[[V:.*]] = memref.load %[[S]][%{{.*}}] : memref<8xf32>
 // CHECK: %[[MI:.*]] = memref.load %[[M]][%{{.*}}] : memref<1xf32>
 // CHECK: %[[WJ:.*]] = memref.load %[[WS]][%{{.*}}] : memref<16xf32, #gpu.address_space<workgroup>>
 // CHECK: %[[D:.*]] = arith.subf %[[V]], %[[MI]] : f32
 // CHECK: %[[EX:.*]] = math.exp %[[D]] : f32
 // CHECK: %[[F:.*]] = arith.mulf %[[EX]], %[[ALPHA]] : f32
 // CHECK: %[[G:.*]] = arith.select %[[B]], %[[F]], %[[WJ]] : f32
-// CHECK: memref.store %[[G]], %[[S]][%{{.*}}] : memref<4xf32>
-// CHECK-COUNT-3: math.exp
-// CHECK: memref.store %{{.*}}, %[[S]][%{{.*}}] : memref<4xf32>
+// CHECK: memref.store %[[G]], %[[S]][%{{.*}}] : memref<8xf32>
+// CHECK-COUNT-7: math.exp
+// CHECK: memref.store %{{.*}}, %[[S]][%{{.*}}] : memref<8xf32>
 // CHECK-NEXT: gpu.barrier
-// Registers to global: only the first of the 8 copies of each element (the
-// replication digit, tid / 16, is 0) writes, converting to bf16.
-// CHECK: %[[REP:.*]] = arith.divui %[[TID]], %c16{{[_0-9]*}} : index
+// Registers to global: only the first of the 16 copies of each element (the
+// replication digit, tid / 8, is 0) writes, converting to bf16: the 8
+// elements as one 16-byte vector store when aligned and in bounds, else
+// element by element.
+// CHECK: %[[REP:.*]] = arith.divui %[[TID]], %c8{{[_0-9]*}} : index
 // CHECK: %[[FIRST:.*]] = arith.cmpi eq, %[[REP]], %{{.*}} : index
 // CHECK: scf.if %[[FIRST]] {
+// CHECK: arith.trunci %{{.*}} : vector<8xi32> to vector<8xi16>
+// CHECK: vector.store %{{.*}}, %[[YM]][%{{.*}}, %{{.*}}] {{.*}} vector<8xbf16>
+// CHECK: } else {
 // CHECK: arith.trunci %{{.*}} : i32 to i16
 // CHECK: memref.store %{{.*}}, %[[YM]][%{{.*}}, %{{.*}}] : memref<?x?xbf16, strided<[?, 1], offset: ?>>
 // CHECK-NOT: gpu.barrier
@@ -134,29 +147,34 @@ func.func @abi(%X: memref<?x?xf32, strided<[?, 1], offset: ?>>, %W: memref<64xf1
 
 // -----
 
-// A column reduction whose rows are spread over the 4 warps: registers,
-// then the warps through a 4 x 128 f32 scratch in shared memory (2048
-// bytes, behind the tiles), between barriers; no shuffles. atomic_add
-// from a replicated fragment: only the first replica adds.
+// A column reduction whose rows are spread over thread digit tid / 16 (8
+// rows, one per thread; the columns are 16 lanes x 8 registers): no
+// register step, then the 8 row digits through an 8 x 128 f32 scratch in
+// shared memory (4096 bytes, behind the tiles), between barriers; no
+// shuffles (the row digit spans 128 threads, not one warp). Every thread
+// keeps the 8 column sums it holds. atomic_add from a replicated fragment:
+// only the first replica (tid / 16 == 0) adds.
 // CHECK: gpu.func @tlc_colsum(
 // CHECK-SAME: kernel attributes {known_block_size = array<i32: 128, 1, 1>
-// CHECK-SAME: tlc.shared_bytes = 2048 : i64
-// CHECK: %[[TID:.*]] = gpu.thread_id x
+// CHECK-SAME: tlc.shared_bytes = 4096 : i64
 // CHECK: %[[SMEM:.*]] = gpu.dynamic_shared_memory
 // CHECK: %[[X:.*]] = memref.alloca() : memref<8xf32>
-// CHECK: %[[ACC:.*]] = memref.alloca() : memref<4xf32>
+// CHECK: %[[ACC:.*]] = memref.alloca() : memref<8xf32>
+// CHECK: %[[TID:.*]] = gpu.thread_id x
 // CHECK-COUNT-8: memref.store %{{.*}}, %[[X]][%{{.*}}] : memref<8xf32>
 // CHECK-NOT: gpu.shuffle
-// CHECK: %[[SCRATCH:.*]] = memref.view %[[SMEM]][%{{.*}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<512xf32, #gpu.address_space<workgroup>>
-// CHECK-COUNT-4: memref.store %{{.*}}, %[[SCRATCH]][%{{.*}}] : memref<512xf32, #gpu.address_space<workgroup>>
+// CHECK: %[[SCRATCH:.*]] = memref.view %[[SMEM]][%{{.*}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<1024xf32, #gpu.address_space<workgroup>>
+// CHECK-COUNT-8: memref.store %{{.*}}, %[[SCRATCH]][%{{.*}}] : memref<1024xf32, #gpu.address_space<workgroup>>
 // CHECK-NEXT: gpu.barrier
-// CHECK-COUNT-16: memref.load %[[SCRATCH]][%{{.*}}] : memref<512xf32, #gpu.address_space<workgroup>>
-// CHECK: gpu.barrier
-// CHECK-COUNT-4: memref.store %{{.*}}, %[[ACC]][%{{.*}}] : memref<4xf32>
-// CHECK: %[[WARP:.*]] = arith.divui %[[TID]], %c32{{[_0-9]*}} : index
-// CHECK: %[[FIRST:.*]] = arith.cmpi eq, %[[WARP]], %{{.*}} : index
+// CHECK-COUNT-64: memref.load %[[SCRATCH]][%{{.*}}] : memref<1024xf32, #gpu.address_space<workgroup>>
+// CHECK-NEXT: arith.addf
+// CHECK-NEXT: gpu.barrier
+// CHECK-COUNT-8: memref.store %{{.*}}, %[[ACC]][%{{.*}}] : memref<8xf32>
+// CHECK: %[[REP:.*]] = arith.divui %[[TID]], %c16{{[_0-9]*}} : index
+// CHECK: %[[FIRST:.*]] = arith.cmpi eq, %[[REP]], %{{.*}} : index
 // CHECK: scf.if %[[FIRST]] {
-// CHECK-COUNT-4: memref.atomic_rmw addf
+// CHECK-COUNT-8: memref.atomic_rmw addf
+// CHECK-NOT: memref.atomic_rmw
 // CHECK-NOT: gpu.shuffle
 // CHECK: gpu.return
 func.func @colsum(%X: memref<?x?xf32, strided<[?, 1], offset: ?>>, %Out: memref<?xf32, strided<[1], offset: ?>>)
@@ -180,12 +198,12 @@ func.func @colsum(%X: memref<?x?xf32, strided<[?, 1], offset: ?>>, %Out: memref<
 // CHECK: gpu.func @tlc_gemm(
 // CHECK-SAME: known_block_size = array<i32: 64, 1, 1>
 // CHECK-SAME: tlc.shared_bytes = 512 : i64
-// CHECK: %[[TID:.*]] = gpu.thread_id x
 // CHECK: %[[SMEM:.*]] = gpu.dynamic_shared_memory
 // CHECK: %[[AS:.*]] = memref.view %[[SMEM]]{{.*}} to memref<16x4xf32, #gpu.address_space<workgroup>>
 // CHECK: %[[BS:.*]] = memref.view %[[SMEM]]{{.*}} to memref<16x4xf32, #gpu.address_space<workgroup>>
 // CHECK: %[[ACC:.*]] = memref.alloca() : memref<4xf32>
 // CHECK: %[[LOC:.*]] = memref.alloca() : memref<4xf32>
+// CHECK: %[[TID:.*]] = gpu.thread_id x
 // fill
 // CHECK-COUNT-4: memref.store %{{.*}}, %[[ACC]]
 // CHECK: {{(memref|vector)}}.store {{.*}}, %[[AS]]
@@ -253,5 +271,77 @@ func.func @demoted(%X: memref<?xf32, strided<[1], offset: ?>>, %i: index)
   %v = memref.load %f[%c3] : memref<16xf32, #tile.scope<fragment>>
   tile.fill %f, %v : memref<16xf32, #tile.scope<fragment>>, f32
   tile.copy %f to %X[%i] : memref<16xf32, #tile.scope<fragment>>, memref<?xf32, strided<[1], offset: ?>>
+  return
+}
+
+// -----
+
+// A row reduction (accumulating, no clear) from registers into a shared
+// tile. x (4x16, row-major over 128 threads) is rows (tid / 2) % 4, 8
+// columns from 8 * (tid % 2), 16 copies over tid / 8; the row sums are
+// replicated over tid % 2 and tid / 8. Registers, one shuffle (xor 1), then
+// only the first replica of each row (tid % 2 == 0 and tid / 8 == 0:
+// threads 0, 2, 4, 6) reads, adds and writes the shared element, once; a
+// barrier follows.
+// CHECK: gpu.func @tlc_rowsum_shared(
+// CHECK-SAME: tlc.shared_bytes = 16 : i64
+// CHECK: %[[SMEM:.*]] = gpu.dynamic_shared_memory
+// CHECK: %[[SUM:.*]] = memref.view %[[SMEM]]{{.*}} to memref<4xf32, #gpu.address_space<workgroup>>
+// CHECK: %[[TID:.*]] = gpu.thread_id x
+// CHECK-COUNT-7: arith.addf
+// CHECK: %[[SH:[^,]*]], %{{.*}} = gpu.shuffle xor %[[R:[^,]*]], %c1_i32{{[_0-9]*}}, %c32_i32{{[_0-9]*}} : f32
+// CHECK-NEXT: %[[T:.*]] = arith.addf %[[R]], %[[SH]] : f32
+// CHECK-NOT: gpu.shuffle
+// CHECK: %[[LANE:.*]] = arith.remui %[[TID]], %c2{{[_0-9]*}} : index
+// CHECK-NEXT: %[[L0:.*]] = arith.cmpi eq, %[[LANE]], %{{.*}} : index
+// CHECK: %[[REP:.*]] = arith.divui %[[TID]], %c8{{[_0-9]*}} : index
+// CHECK-NEXT: %[[R0:.*]] = arith.cmpi eq, %[[REP]], %{{.*}} : index
+// CHECK-NEXT: %[[FIRST:.*]] = arith.andi %[[L0]], %[[R0]] : i1
+// CHECK-NEXT: scf.if %[[FIRST]] {
+// CHECK: %[[OLD:.*]] = memref.load %[[SUM]][%[[ROW:.*]]] : memref<4xf32, #gpu.address_space<workgroup>>
+// CHECK-NEXT: %[[NEW:.*]] = arith.addf %[[OLD]], %[[T]] : f32
+// CHECK-NEXT: memref.store %[[NEW]], %[[SUM]][%[[ROW]]] : memref<4xf32, #gpu.address_space<workgroup>>
+// CHECK-NEXT: }
+// CHECK-NEXT: gpu.barrier
+// CHECK-NOT: memref.store %{{.*}}, %[[SUM]]
+// CHECK: gpu.return
+func.func @rowsum_shared(%X: memref<?x?xf32, strided<[?, 1], offset: ?>>, %Out: memref<?xf32, strided<[1], offset: ?>>)
+    attributes {tile.kernel, tile.threads = 128 : i64, tile.grid_rank = 1 : i64} {
+  %c0 = arith.constant 0 : index
+  %x = tile.alloc : memref<4x16xf32, #tile.scope<fragment>>
+  %sum = tile.alloc : memref<4xf32, #tile.scope<shared>>
+  tile.copy %X[%c0, %c0] to %x : memref<?x?xf32, strided<[?, 1], offset: ?>>, memref<4x16xf32, #tile.scope<fragment>>
+  tile.reduce <sum> %x to %sum {dim = 1 : i64} : memref<4x16xf32, #tile.scope<fragment>>, memref<4xf32, #tile.scope<shared>>
+  tile.copy %sum to %Out[%c0] : memref<4xf32, #tile.scope<shared>>, memref<?xf32, strided<[1], offset: ?>>
+  return
+}
+
+// -----
+
+// With 48 threads (not whole warps) a reduction uses no shuffles, even over
+// lanes of one warp: x (4x16 over 48 threads: rows (tid / 2) % 4, 8 columns
+// from 8 * (tid % 2), 6 copies over tid / 8) combines the 2 lanes of a row
+// through a 2 x 4 f32 scratch (32 bytes) between barriers.
+// CHECK: gpu.func @tlc_rowmax_48(
+// CHECK-SAME: known_block_size = array<i32: 48, 1, 1>
+// CHECK-SAME: tlc.shared_bytes = 32 : i64
+// CHECK-NOT: gpu.shuffle
+// CHECK: %[[SCRATCH:.*]] = memref.view %{{.*}} to memref<8xf32, #gpu.address_space<workgroup>>
+// CHECK: memref.store %{{.*}}, %[[SCRATCH]][%{{.*}}] : memref<8xf32, #gpu.address_space<workgroup>>
+// CHECK-NEXT: gpu.barrier
+// CHECK: %[[A:.*]] = memref.load %[[SCRATCH]][%{{.*}}] : memref<8xf32, #gpu.address_space<workgroup>>
+// CHECK: %[[B:.*]] = memref.load %[[SCRATCH]][%{{.*}}] : memref<8xf32, #gpu.address_space<workgroup>>
+// CHECK-NEXT: arith.maximumf %[[A]], %[[B]] : f32
+// CHECK-NEXT: gpu.barrier
+// CHECK-NOT: gpu.shuffle
+// CHECK: gpu.return
+func.func @rowmax_48(%X: memref<?x?xf32, strided<[?, 1], offset: ?>>, %Out: memref<?xf32, strided<[1], offset: ?>>)
+    attributes {tile.kernel, tile.threads = 48 : i64, tile.grid_rank = 1 : i64} {
+  %c0 = arith.constant 0 : index
+  %x = tile.alloc : memref<4x16xf32, #tile.scope<fragment>>
+  %m = tile.alloc : memref<4xf32, #tile.scope<fragment>>
+  tile.copy %X[%c0, %c0] to %x : memref<?x?xf32, strided<[?, 1], offset: ?>>, memref<4x16xf32, #tile.scope<fragment>>
+  tile.reduce <max> %x to %m {dim = 1 : i64, clear} : memref<4x16xf32, #tile.scope<fragment>>, memref<4xf32, #tile.scope<fragment>>
+  tile.copy %m to %Out[%c0] : memref<4xf32, #tile.scope<fragment>>, memref<?xf32, strided<[1], offset: ?>>
   return
 }

@@ -4,7 +4,7 @@
 // tile.threads threads, from the ops that use it; a fragment no register
 // layout can serve moves to shared memory with the reason in tile.demoted.
 // The exact layouts below are computed by hand from Layout.cpp
-// (simtAccumulator, rowMajor with 4 elements per thread, project).
+// (simtAccumulator, rowMajor with 8 elements per thread, project).
 
 // A gemm accumulator gets the SIMT accumulator layout: 32x64 over 128
 // threads is a 8x16 thread grid (tn = 16 lanes on columns, tm = 8 on rows,
@@ -21,7 +21,7 @@
 // `r[i]` in a parallel over (i, j) anchored on the accumulator: the
 // projection on dimension 0; the 16 lanes of the column digit hold copies
 // (replication, dim -1). A row-major default would have been
-// dims = [0, 0, -1], extents = [8, 4, 16].
+// dims = [0, 0, -1], extents = [4, 8, 32].
 // CHECK-NEXT: %[[R:.*]] = tile.alloc {tile.layout = #tile.layout<threads = 128, dims = [0, 0, -1], extents = [4, 8, 16], thread_strides = [0, 16, 1], slot_strides = [1, 0, 0]>} : memref<32xf32, #tile.scope<fragment>>
 // `c[j]`: the projection on dimension 1, replicated over the 8 row digits.
 // CHECK-NEXT: %[[C:.*]] = tile.alloc {tile.layout = #tile.layout<threads = 128, dims = [0, 0, -1], extents = [4, 16, 8], thread_strides = [0, 1, 16], slot_strides = [1, 0, 0]>} : memref<64xf32, #tile.scope<fragment>>
@@ -85,22 +85,25 @@ func.func @threads_256() attributes {tile.kernel, tile.threads = 256 : i64} {
 // -----
 
 // Unconstrained fragments get the row-major default, largest first: 64x128
-// over 128 threads is 4 warps on rows (16 rows each in registers) and 32
-// lanes x 4 consecutive registers on columns.
+// over 128 threads is 16 runs of 8 consecutive registers on columns (thread
+// digit of stride 1, 16 lanes) and the remaining 8 thread digits (stride 16)
+// on rows, 8 rows each in registers.
 // CHECK-LABEL: func.func @reduce(
-// CHECK-NEXT: %[[S:.*]] = tile.alloc {tile.layout = #tile.layout<threads = 128, dims = [0, 0, 1, 1], extents = [16, 4, 32, 4], thread_strides = [0, 32, 1, 0], slot_strides = [4, 0, 0, 1]>} : memref<64x128xf32, #tile.scope<fragment>>
+// CHECK-NEXT: %[[S:.*]] = tile.alloc {tile.layout = #tile.layout<threads = 128, dims = [0, 0, 1, 1], extents = [8, 8, 16, 8], thread_strides = [0, 16, 1, 0], slot_strides = [8, 0, 0, 1]>} : memref<64x128xf32, #tile.scope<fragment>>
 // A row reduction's result gets the source layout without dimension 1: the
-// 32 lanes that held the columns hold copies.
-// CHECK-NEXT: %[[M:.*]] = tile.alloc {tile.layout = #tile.layout<threads = 128, dims = [0, 0, -1], extents = [16, 4, 32], thread_strides = [0, 32, 1], slot_strides = [1, 0, 0]>} : memref<64xf32, #tile.scope<fragment>>
+// 16 lanes that held the columns hold copies.
+// CHECK-NEXT: %[[M:.*]] = tile.alloc {tile.layout = #tile.layout<threads = 128, dims = [0, 0, -1], extents = [8, 8, 16], thread_strides = [0, 16, 1], slot_strides = [1, 0, 0]>} : memref<64xf32, #tile.scope<fragment>>
 // The copy of m shares m's layout.
-// CHECK-NEXT: %[[MOLD:.*]] = tile.alloc {tile.layout = #tile.layout<threads = 128, dims = [0, 0, -1], extents = [16, 4, 32], thread_strides = [0, 32, 1], slot_strides = [1, 0, 0]>} : memref<64xf32, #tile.scope<fragment>>
-// A column reduction: the 4 warps that held the rows hold copies.
-// CHECK-NEXT: %[[COLS:.*]] = tile.alloc {tile.layout = #tile.layout<threads = 128, dims = [0, 0, -1], extents = [32, 4, 4], thread_strides = [1, 0, 32], slot_strides = [0, 1, 0]>} : memref<128xf32, #tile.scope<fragment>>
-// A 1-D fragment on its own: 16 lanes x 4 registers, the other threads
-// (8 groups of 16) hold copies. Compare with m above.
-// CHECK-NEXT: %[[V:.*]] = tile.alloc {tile.layout = #tile.layout<threads = 128, dims = [0, 0, -1], extents = [16, 4, 8], thread_strides = [1, 0, 16], slot_strides = [0, 1, 0]>} : memref<64xf32, #tile.scope<fragment>>
-// A tile smaller than the block: 4 rows x (2 lanes x 4 registers), 16 copies.
-// CHECK-NEXT: tile.alloc {tile.layout = #tile.layout<threads = 128, dims = [0, 1, 1, -1], extents = [4, 2, 4, 16], thread_strides = [2, 1, 0, 8], slot_strides = [0, 0, 1, 0]>} : memref<4x8xf32, #tile.scope<fragment>>
+// CHECK-NEXT: %[[MOLD:.*]] = tile.alloc {tile.layout = #tile.layout<threads = 128, dims = [0, 0, -1], extents = [8, 8, 16], thread_strides = [0, 16, 1], slot_strides = [1, 0, 0]>} : memref<64xf32, #tile.scope<fragment>>
+// A column reduction: the 8 thread digits that held the rows (stride 16)
+// hold copies.
+// CHECK-NEXT: %[[COLS:.*]] = tile.alloc {tile.layout = #tile.layout<threads = 128, dims = [0, 0, -1], extents = [16, 8, 8], thread_strides = [1, 0, 16], slot_strides = [0, 1, 0]>} : memref<128xf32, #tile.scope<fragment>>
+// A 1-D fragment on its own: 8 lanes x 8 registers, the other threads
+// (16 groups of 8) hold copies. Compare with m above.
+// CHECK-NEXT: %[[V:.*]] = tile.alloc {tile.layout = #tile.layout<threads = 128, dims = [0, 0, -1], extents = [8, 8, 16], thread_strides = [1, 0, 8], slot_strides = [0, 1, 0]>} : memref<64xf32, #tile.scope<fragment>>
+// A tile smaller than the block: a row of 8 registers in each of 4 threads,
+// 32 copies.
+// CHECK-NEXT: tile.alloc {tile.layout = #tile.layout<threads = 128, dims = [0, 1, -1], extents = [4, 8, 32], thread_strides = [1, 0, 4], slot_strides = [0, 1, 0]>} : memref<4x8xf32, #tile.scope<fragment>>
 // CHECK: tile.copy %[[M]] to %[[MOLD]]
 // CHECK: tile.reduce <max> %[[S]] to %[[M]]
 // CHECK: tile.reduce <sum> %[[S]] to %[[COLS]]
@@ -138,8 +141,9 @@ func.func @reduce(%X: memref<?x?xf32, strided<[?, 1], offset: ?>>, %i: index)
 // loop indices out of order (t[q, p]).
 // CHECK-NEXT: %[[REV:.*]] = tile.alloc {tile.demoted = "it is accessed at indices other than the parallel loop indices"} : memref<16xf32, #tile.scope<shared>>
 // CHECK-NEXT: %[[T:.*]] = tile.alloc {tile.demoted = "it is accessed at indices other than the parallel loop indices"} : memref<16x16xf32, #tile.scope<shared>>
-// CHECK-NEXT: tile.alloc {tile.layout = #tile.layout<threads = 128, dims = [0, 0, -1], extents = [4, 4, 32], thread_strides = [1, 0, 4], slot_strides = [0, 1, 0]>} : memref<16xf32, #tile.scope<fragment>>
-// CHECK-NEXT: tile.alloc {tile.layout = #tile.layout<threads = 128, dims = [0, 1, 1, -1], extents = [16, 4, 4, 2], thread_strides = [4, 1, 0, 64], slot_strides = [0, 0, 1, 0]>} : memref<16x16xf32, #tile.scope<fragment>>
+// w (row-major, the larger) then out: 2 lanes x 8 registers per row.
+// CHECK-NEXT: tile.alloc {tile.layout = #tile.layout<threads = 128, dims = [0, 0, -1], extents = [2, 8, 64], thread_strides = [1, 0, 2], slot_strides = [0, 1, 0]>} : memref<16xf32, #tile.scope<fragment>>
+// CHECK-NEXT: tile.alloc {tile.layout = #tile.layout<threads = 128, dims = [0, 1, 1, -1], extents = [16, 2, 8, 4], thread_strides = [2, 1, 0, 32], slot_strides = [0, 0, 1, 0]>} : memref<16x16xf32, #tile.scope<fragment>>
 // A parallel loop that writes a local tile runs every iteration in every
 // thread, so what it reads must be in memory.
 // CHECK-NEXT: %[[SRC:.*]] = tile.alloc {tile.demoted = "a parallel loop that writes a local tile reads it in every thread"} : memref<16xf32, #tile.scope<shared>>
@@ -252,7 +256,7 @@ func.func @more_demotions(%X: memref<?x?xf32, strided<[?, 1], offset: ?>>, %i: i
 // fragments of different layouts (the gemm accumulator and a row-major x).
 // CHECK-LABEL: func.func @parallel_conflict(
 // CHECK: tile.alloc {tile.layout = #tile.layout<threads = 128, dims = [0, 0, 1, 1], extents = [4, 8, 2, 16], thread_strides = [0, 16, 0, 1], slot_strides = [2, 0, 1, 0]>} : memref<32x32xf32, #tile.scope<fragment>>
-// CHECK-NEXT: tile.alloc {tile.layout = #tile.layout<threads = 128, dims = [0, 0, 1, 1], extents = [2, 16, 8, 4], thread_strides = [0, 8, 1, 0], slot_strides = [4, 0, 0, 1]>} : memref<32x32xf32, #tile.scope<fragment>>
+// CHECK-NEXT: tile.alloc {tile.layout = #tile.layout<threads = 128, dims = [0, 1, 1], extents = [32, 4, 8], thread_strides = [4, 1, 0], slot_strides = [0, 0, 1]>} : memref<32x32xf32, #tile.scope<fragment>>
 // CHECK-NEXT: tile.alloc {tile.demoted = "parallel loops need it in another layout"} : memref<32xf32, #tile.scope<shared>>
 func.func @parallel_conflict(%X: memref<?x?xf32, strided<[?, 1], offset: ?>>, %i: index)
     attributes {tile.kernel, tile.threads = 128 : i64} {
@@ -324,7 +328,7 @@ func.func @copy_conflict() attributes {tile.kernel, tile.threads = 128 : i64} {
 // x already has the accumulator's layout (copied from it) when the
 // row-major default of w reaches it through the reduction.
 // CHECK-LABEL: func.func @reduce_conflict(
-// CHECK: tile.alloc {tile.layout = #tile.layout<threads = 128, dims = [0, 1, 1, 2, 2], extents = [4, 2, 16, 8, 4], thread_strides = [0, 0, 8, 1, 0], slot_strides = [8, 4, 0, 0, 1]>} : memref<4x32x32xf32, #tile.scope<fragment>>
+// CHECK: tile.alloc {tile.layout = #tile.layout<threads = 128, dims = [0, 1, 2, 2], extents = [4, 32, 4, 8], thread_strides = [0, 4, 1, 0], slot_strides = [8, 0, 0, 1]>} : memref<4x32x32xf32, #tile.scope<fragment>>
 // CHECK-NEXT: tile.alloc {tile.demoted = "the reduction result layout differs from its other uses"} : memref<32x32xf32, #tile.scope<shared>>
 func.func @reduce_conflict(%X: memref<?x?x?xf32, strided<[?, ?, 1], offset: ?>>, %i: index)
     attributes {tile.kernel, tile.threads = 128 : i64} {
@@ -350,6 +354,39 @@ func.func @other_use(%c0: index) -> index attributes {tile.kernel, tile.threads 
   %f = tile.alloc : memref<16xf32, #tile.scope<fragment>>
   %d = memref.dim %f, %c0 : memref<16xf32, #tile.scope<fragment>>
   return %d : index
+}
+
+// -----
+
+// A fragment copied through a window (indices on its side of the copy) moves
+// to shared memory: a thread's registers cannot serve an arbitrary window.
+// Its tile-shaped partner keeps a register layout (row-major, 16x16: 2 lanes
+// x 8 registers per row, 16 rows over thread digit (tid / 2) % 16, 4 copies).
+// Indices on the global or shared side demote nothing.
+// CHECK-LABEL: func.func @window(
+// CHECK-NEXT: %[[BIG:.*]] = tile.alloc {tile.demoted = "a window of it is copied"} : memref<32x32xf32, #tile.scope<shared>>
+// CHECK-NEXT: %[[SMALL:.*]] = tile.alloc {tile.layout = #tile.layout<threads = 128, dims = [0, 1, 1, -1], extents = [16, 2, 8, 4], thread_strides = [2, 1, 0, 32], slot_strides = [0, 0, 1, 0]>} : memref<16x16xf32, #tile.scope<fragment>>
+// CHECK-NEXT: %[[DST:.*]] = tile.alloc {tile.demoted = "a window of it is copied"} : memref<32x32xf32, #tile.scope<shared>>
+// CHECK-NEXT: %[[SH:.*]] = tile.alloc : memref<32x32xf32, #tile.scope<shared>>
+// CHECK-NEXT: %[[PART:.*]] = tile.alloc {tile.layout = #tile.layout<threads = 128, dims = [0, 1, 1, -1], extents = [16, 2, 8, 4], thread_strides = [2, 1, 0, 32], slot_strides = [0, 0, 1, 0]>} : memref<16x16xf32, #tile.scope<fragment>>
+// CHECK: tile.copy %[[BIG]][%{{.*}}, %{{.*}}] to %[[SMALL]] : memref<32x32xf32, #tile.scope<shared>>, memref<16x16xf32, #tile.scope<fragment>>
+// CHECK: tile.copy %[[SMALL]] to %[[DST]][%{{.*}}, %{{.*}}] : memref<16x16xf32, #tile.scope<fragment>>, memref<32x32xf32, #tile.scope<shared>>
+// CHECK: tile.copy %[[SH]][%{{.*}}, %{{.*}}] to %[[PART]] : memref<32x32xf32, #tile.scope<shared>>, memref<16x16xf32, #tile.scope<fragment>>
+func.func @window(%X: memref<?x?xf32, strided<[?, 1], offset: ?>>, %i: index)
+    attributes {tile.kernel, tile.threads = 128 : i64} {
+  %big = tile.alloc : memref<32x32xf32, #tile.scope<fragment>>
+  %small = tile.alloc : memref<16x16xf32, #tile.scope<fragment>>
+  %dst = tile.alloc : memref<32x32xf32, #tile.scope<fragment>>
+  %sh = tile.alloc : memref<32x32xf32, #tile.scope<shared>>
+  %part = tile.alloc : memref<16x16xf32, #tile.scope<fragment>>
+  tile.copy %X[%i, %i] to %big : memref<?x?xf32, strided<[?, 1], offset: ?>>, memref<32x32xf32, #tile.scope<fragment>>
+  tile.copy %big[%i, %i] to %small : memref<32x32xf32, #tile.scope<fragment>>, memref<16x16xf32, #tile.scope<fragment>>
+  tile.copy %small to %dst[%i, %i] : memref<16x16xf32, #tile.scope<fragment>>, memref<32x32xf32, #tile.scope<fragment>>
+  tile.copy %dst to %X[%i, %i] : memref<32x32xf32, #tile.scope<fragment>>, memref<?x?xf32, strided<[?, 1], offset: ?>>
+  tile.copy %X[%i, %i] to %sh : memref<?x?xf32, strided<[?, 1], offset: ?>>, memref<32x32xf32, #tile.scope<shared>>
+  tile.copy %sh[%i, %i] to %part : memref<32x32xf32, #tile.scope<shared>>, memref<16x16xf32, #tile.scope<fragment>>
+  tile.copy %part to %X[%i, %i] : memref<16x16xf32, #tile.scope<fragment>>, memref<?x?xf32, strided<[?, 1], offset: ?>>
+  return
 }
 
 // -----
