@@ -110,9 +110,13 @@ public:
       return badArch(archName);
     if (digits.back() == 'a' || digits.back() == 'f')
       digits = digits.drop_back();
-    // CUDA 13's ptxas starts at sm_75.
+    // CUDA 13's ptxas starts at sm_75 and calls sm_101 sm_110.
     if (digits.getAsInteger(10, version) || version < 75)
       return badArch(archName);
+    if (version == 101)
+      return llvm::createStringError(
+          "'" + archName.str() + "' is called sm_110 since CUDA 13; use -arch=" +
+          "sm_110" + archName.drop_front(6).str());
     arch = archName.str();
     LLVMInitializeNVPTXTargetInfo();
     LLVMInitializeNVPTXTarget();
@@ -295,6 +299,8 @@ private:
       return 163 * 1024;
     case 86:
     case 89:
+    case 120: // consumer Blackwell
+    case 121:
       return 99 * 1024;
     default:
       return 227 * 1024;

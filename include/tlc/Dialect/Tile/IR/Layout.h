@@ -80,8 +80,9 @@ public:
   /// so equal layouts compare equal.
   void canonicalize();
 
-  /// Rows over warps, the innermost dimension over lanes with `vector`
-  /// consecutive elements per thread; threads left over replicate.
+  /// The innermost dimension over lanes with `vector` consecutive elements
+  /// per thread (so a warp may cover several short rows), the threads left
+  /// over on the next dimensions outward; threads left after that replicate.
   static FragmentLayout rowMajor(llvm::ArrayRef<int64_t> shape,
                                  int64_t threads, int64_t vector);
   /// The accumulator layout of the SIMT (FMA) gemm: each thread holds an
