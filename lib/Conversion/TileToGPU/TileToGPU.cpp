@@ -11,6 +11,7 @@
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace tlc {
 #define GEN_PASS_DEF_CONVERTTILETOGPU
@@ -129,41 +130,94 @@ SharedPlan planSharedMemory(gpu::GPUFuncOp func,
   return plan;
 }
 
-/// Drops barriers that order nothing: a barrier with no shared-memory access
-/// since the previous one in its block, and the last barrier of a pipelined
-/// loop's body (each iteration starts with one, and one follows the loop).
+/// What an op (with everything nested in it) does to shared memory.
+struct SharedAccess {
+  bool read = false, write = false, barrier = false;
+  SharedAccess &operator|=(const SharedAccess &o) {
+    read |= o.read;
+    write |= o.write;
+    barrier |= o.barrier;
+    return *this;
+  }
+};
+
+SharedAccess sharedAccessOf(Operation *op) {
+  SharedAccess a;
+  op->walk([&](Operation *inner) {
+    if (inner != op && llvm::isa<gpu::BarrierOp>(inner))
+      a.barrier = true;
+    if (llvm::none_of(inner->getOperands(), [](Value v) {
+          return isWorkgroup(v.getType());
+        }))
+      return;
+    auto iface = llvm::dyn_cast<MemoryEffectOpInterface>(inner);
+    if (!iface) { // unknown: assume the worst
+      a.read = a.write = true;
+      return;
+    }
+    SmallVector<MemoryEffects::EffectInstance> effects;
+    iface.getEffects(effects);
+    for (auto &effect : effects) {
+      if (Value v = effect.getValue(); v && !isWorkgroup(v.getType()))
+        continue;
+      if (llvm::isa<MemoryEffects::Read>(effect.getEffect()))
+        a.read = true;
+      else if (llvm::isa<MemoryEffects::Write>(effect.getEffect()))
+        a.write = true;
+    }
+  });
+  return a;
+}
+
+/// Drops barriers that order nothing. A barrier between the shared-memory
+/// accesses since the last kept barrier and those up to the next barrier is
+/// needed only for a write before any access or a read before a write; the
+/// block's start and end count as any access, except that a pipelined
+/// loop's body ends where the next iteration's leading barrier follows.
 void removeRedundantBarriers(Operation *root) {
-  auto touches = [](Operation *op) {
-    bool found = false;
-    op->walk([&](Operation *inner) {
-      if (llvm::isa<gpu::BarrierOp>(inner) && inner != op)
-        found = true;
-      for (Value v : inner->getOperands())
-        if (isWorkgroup(v.getType()))
-          found = true;
-    });
-    return found;
-  };
   SmallVector<Block *> blocks;
   root->walk([&](Block *block) { blocks.push_back(block); });
   for (Block *block : blocks) {
-    gpu::BarrierOp last;
-    bool accessSince = true;
-    for (Operation &op : llvm::make_early_inc_range(*block)) {
-      if (auto barrier = llvm::dyn_cast<gpu::BarrierOp>(op)) {
-        if (!accessSince) {
-          barrier.erase();
-          continue;
-        }
-        last = barrier;
-        accessSince = false;
-      } else if (touches(&op)) {
-        accessSince = true;
-      }
-    }
     auto loop = llvm::dyn_cast_or_null<scf::ForOp>(block->getParentOp());
-    if (last && !accessSince && loop && loop->hasAttr("tlc.pipelined"))
-      last.erase();
+    bool pipelined = loop && loop->hasAttr("tlc.pipelined");
+    SmallVector<Operation *> ops;
+    SmallVector<SharedAccess> access;
+    for (Operation &op : *block) {
+      ops.push_back(&op);
+      access.push_back(llvm::isa<gpu::BarrierOp>(op) ? SharedAccess()
+                                                     : sharedAccessOf(&op));
+    }
+    SharedAccess before{true, true, false}; // since the last kept barrier
+    for (size_t i = 0; i < ops.size(); ++i) {
+      if (!llvm::isa<gpu::BarrierOp>(ops[i])) {
+        before |= access[i];
+        if (access[i].barrier) // synchronizes inside: a fresh start after it
+          before = access[i];
+        continue;
+      }
+      SharedAccess after;
+      bool reachedEnd = true;
+      for (size_t j = i + 1; j < ops.size(); ++j) {
+        if (llvm::isa<gpu::BarrierOp>(ops[j])) {
+          reachedEnd = false;
+          break;
+        }
+        after |= access[j];
+        if (access[j].barrier) {
+          reachedEnd = false;
+          break;
+        }
+      }
+      if (reachedEnd && !pipelined)
+        after = SharedAccess{true, true, false};
+      bool needed = (before.write && (after.read || after.write)) ||
+                    (before.read && after.write);
+      if (needed) {
+        before = SharedAccess();
+        continue;
+      }
+      ops[i]->erase();
+    }
   }
 }
 
