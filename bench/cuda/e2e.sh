@@ -24,7 +24,7 @@
 # small sizes again under `compute-sanitizer --tool memcheck`. ARGS go to
 # harness.py (--only REGEX, --small, --budget S, ...). Results: $OUT/results.md
 # (table, resources, sanitizer verdict), $OUT/results.json, $OUT/harness.log,
-# $OUT/sanitizer.log, $OUT/build.log; without $OUT, gen-e2e/out/.
+# $OUT/sanitizer-{memcheck,racecheck}.log, $OUT/build.log; without $OUT, gen-e2e/out/.
 # Exit status: non-zero when a check failed, a configuration is missing or
 # did not build, or the sanitizer reported errors.
 #
@@ -318,8 +318,9 @@ run() {
   fi
   [ "$hrc" = 0 ] || status=1
 
+  for tool in ${E2E_SANITIZER_TOOLS:-memcheck racecheck}; do
   if [ "${E2E_SANITIZER:-1}" != 0 ]; then
-    echo "== compute-sanitizer memcheck (small sizes)"
+    echo "== compute-sanitizer $tool (small sizes)"
     local san verdict
     san="$(command -v compute-sanitizer || true)"
     [ -z "$san" ] && [ -x /usr/local/cuda/bin/compute-sanitizer ] &&
@@ -330,25 +331,27 @@ run() {
       # No caching allocator: every tensor is its own allocation, so an
       # access past a tensor's end is outside any allocation memcheck knows.
       PYTORCH_NO_CUDA_MEMORY_CACHING=1 timeout "${E2E_SANITIZER_TIMEOUT:-150}" \
-        "$san" --tool memcheck --target-processes all --leak-check no \
+        "$san" --tool "$tool" --target-processes all $([ "$tool" = memcheck ] && echo --leak-check no) \
         --print-limit 50 python3 "$here/harness.py" --gen "$gen" \
         --out "$out/sanitizer-run" --small --no-timing "$@" \
-        >"$out/sanitizer.log" 2>&1
+        >"$out/sanitizer-$tool.log" 2>&1
       local src=$?
       local errors
-      errors="$(grep -E 'ERROR SUMMARY: [0-9]+ error' "$out/sanitizer.log" |
-        sed -E 's/.*ERROR SUMMARY: ([0-9]+) error.*/\1/' |
+      # memcheck: "ERROR SUMMARY: N errors"; racecheck: "RACECHECK
+      # SUMMARY: N hazards displayed".
+      errors="$(grep -E '(ERROR|RACECHECK) SUMMARY: [0-9]+ (error|hazard)' "$out/sanitizer-$tool.log" |
+        sed -E 's/.*(ERROR|RACECHECK) SUMMARY: ([0-9]+) (error|hazard).*/\2/' |
         awk '{ s += $1 } END { print s + 0 }')"
       local summaries
-      summaries="$(grep -c 'ERROR SUMMARY' "$out/sanitizer.log")"
+      summaries="$(grep -cE '(ERROR|RACECHECK) SUMMARY' "$out/sanitizer-$tool.log")"
       if [ "$src" = 124 ]; then
         verdict="TIMED OUT after ${E2E_SANITIZER_TIMEOUT:-150} s ($errors errors so far)"
         status=1
       elif [ "$summaries" = 0 ]; then
-        verdict="NO SUMMARY (exit $src; see sanitizer.log)"
+        verdict="NO SUMMARY (exit $src; see sanitizer-$tool.log)"
         status=1
       elif [ "$errors" != 0 ]; then
-        verdict="NOT CLEAN: $errors errors (exit $src; see sanitizer.log)"
+        verdict="NOT CLEAN: $errors errors (exit $src; see sanitizer-$tool.log)"
         status=1
       elif [ "$src" != 0 ]; then
         verdict="clean (0 errors), but checks failed under the sanitizer (exit $src)"
@@ -356,19 +359,20 @@ run() {
       else
         verdict="clean (0 errors, all small checks pass)"
       fi
-      tail -n 25 "$out/sanitizer.log"
+      tail -n 25 "$out/sanitizer-$tool.log"
       # Results of the sanitizer run are in its log; drop its folder so the
       # files that come back stay few.
       rm -rf "$out/sanitizer-run"
     fi
-    echo "compute-sanitizer memcheck: $verdict"
+    echo "compute-sanitizer $tool: $verdict"
     {
       echo
-      echo "## compute-sanitizer memcheck (--small)"
+      echo "## compute-sanitizer $tool (--small)"
       echo
       echo "$verdict"
     } >>"$out/results.md"
   fi
+  done
   echo
   if [ $status = 0 ]; then echo "E2E: ALL PASS"; else echo "E2E: FAILURES"; fi
   echo "results: $out/results.md"
