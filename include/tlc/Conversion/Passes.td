@@ -115,7 +115,10 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "mlir::ModuleOp"> {
     Option<"maxSharedBytes", "max-shared-bytes", "int64_t", "232448",
            "dynamic shared memory a block may use (227 KiB on sm_90)">,
     Option<"archName", "arch", "std::string", "\"sm_90a\"",
-           "architecture named in the shared-memory diagnostic">
+           "architecture named in the shared-memory diagnostic">,
+    Option<"asyncCopy", "async-copy", "bool", "true",
+           "pipelined loops use cp.async (sm_80 and newer); without it they "
+           "stay synchronous loops">
   ];
   let dependentDialects = [
     "mlir::arith::ArithDialect", "mlir::memref::MemRefDialect",

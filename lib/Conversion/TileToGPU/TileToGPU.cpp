@@ -10,6 +10,7 @@
 #include "tlc/Conversion/Passes.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
@@ -366,7 +367,9 @@ struct ConvertTileToGPU
     b.setInsertionPoint(k.tid.getDefiningOp());
 
     // Pipelined loops multi-buffer the shared tiles they copy into.
-    SmallVector<PipelinedLoop> pipelined = findPipelinedLoops(func);
+    SmallVector<PipelinedLoop> pipelined;
+    if (asyncCopy)
+      pipelined = findPipelinedLoops(func);
     llvm::DenseMap<Value, int64_t> stagesOf;
     SharedPlan plan;
     auto footprint = [&]() {
@@ -435,7 +438,8 @@ struct ConvertTileToGPU
         if (!attr)
           return alloc.emitError(
               "fragment has no thread layout (run tile-infer-layouts first)");
-        tile::FragmentLayout layout = tile::FragmentLayout::fromAttr(attr);
+        tile::FragmentLayout layout =
+            tile::FragmentLayout::fromAttr(attr, type.getRank());
         if (!layout.fits(type.getShape()) || layout.threads != threads)
           return alloc.emitError("fragment layout does not fit its shape");
         Value slots = memref::AllocaOp::create(
@@ -489,6 +493,19 @@ struct ConvertTileToGPU
         k.lowerAtomicAdd(o);
     }
     removeRedundantBarriers(func);
+    // |x| for integers as a select: the NVVM lowering covers only some widths.
+    func.walk([](math::AbsIOp op) {
+      OpBuilder ob(op);
+      Location l = op.getLoc();
+      Value x = op.getOperand();
+      Value zero = arith::ConstantOp::create(ob, l, ob.getZeroAttr(x.getType()));
+      Value negative =
+          arith::CmpIOp::create(ob, l, arith::CmpIPredicate::slt, x, zero);
+      Value negated = arith::SubIOp::create(ob, l, zero, x);
+      op.replaceAllUsesWith(
+          arith::SelectOp::create(ob, l, negative, negated, x).getResult());
+      op.erase();
+    });
     for (auto &[value, frag] : k.fragments) {
       Operation *alloc = value.getDefiningOp();
       if (!value.use_empty())

@@ -135,8 +135,8 @@ public:
         return badArch(archName);
     }
     // PTX 8.0 covers sm_90a and everything older; PTX 9.0 every Blackwell
-    // variant (sm_100f, sm_110, sm_121a, ...).
-    std::string features = version >= 100 ? "+ptx90" : "+ptx80";
+    // variant (sm_100f, sm_110, sm_121a, ...) and sm_88.
+    std::string features = version >= 100 || version == 88 ? "+ptx90" : "+ptx80";
     machine.reset(target->createTargetMachine(
         triple, arch, features, llvm::TargetOptions(), std::nullopt,
         std::nullopt, llvm::CodeGenOptLevel::Aggressive));
@@ -158,6 +158,7 @@ public:
     ConvertTileToGPUOptions options;
     options.maxSharedBytes = maxSharedBytes();
     options.archName = arch;
+    options.asyncCopy = version >= 80; // cp.async is sm_80+
     pm.addPass(createConvertTileToGPU(options));
     pm.addPass(mlir::createCanonicalizerPass());
     pm.addPass(mlir::createCSEPass());
@@ -196,8 +197,12 @@ public:
     mlir::registerGPUDialectTranslation(*mctx);
     mlir::gpu::GPUModuleOp gpuModule;
     module.walk([&](mlir::gpu::GPUModuleOp op) { gpuModule = op; });
-    if (!gpuModule)
-      return llvm::createStringError("the file has no kernel to compile");
+    if (!gpuModule) { // no kernel: an empty (but valid) binary
+      auto empty = std::make_unique<llvm::Module>("tlc", ctx);
+      empty->setTargetTriple(machine->getTargetTriple());
+      empty->setDataLayout(machine->createDataLayout());
+      return empty;
+    }
     sharedBytes.clear();
     gpuModule.walk([&](mlir::LLVM::LLVMFuncOp func) {
       if (auto bytes = func->getAttrOfType<mlir::IntegerAttr>(

@@ -9,7 +9,7 @@
 using namespace mlir;
 using namespace tlc::tile;
 
-FragmentLayout FragmentLayout::fromAttr(LayoutAttr attr) {
+FragmentLayout FragmentLayout::fromAttr(LayoutAttr attr, int64_t rank) {
   FragmentLayout l;
   l.threads = attr.getThreads();
   for (size_t f = 0; f < attr.getDims().size(); ++f) {
@@ -17,6 +17,8 @@ FragmentLayout FragmentLayout::fromAttr(LayoutAttr attr) {
                          attr.getThreadStrides()[f], attr.getSlotStrides()[f]});
     l.rank = std::max(l.rank, attr.getDims()[f] + 1);
   }
+  if (rank >= 0)
+    l.rank = rank;
   return l;
 }
 
@@ -278,7 +280,8 @@ std::optional<FragmentLayout> tlc::tile::getLayout(Value fragment) {
   if (!alloc)
     return std::nullopt;
   if (auto attr = alloc->getAttrOfType<LayoutAttr>("tile.layout"))
-    return FragmentLayout::fromAttr(attr);
+    return FragmentLayout::fromAttr(
+        attr, llvm::cast<MemRefType>(fragment.getType()).getRank());
   return std::nullopt;
 }
 

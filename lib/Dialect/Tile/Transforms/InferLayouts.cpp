@@ -149,7 +149,7 @@ private:
       if (auto gemm = llvm::dyn_cast<GemmOp>(op)) {
         auto shape = gemm.getC().getType().getShape();
         std::optional<MmaPlan> plan;
-        if (mma)
+        if (mma && isFragment(gemm.getC())) // MMA accumulates in registers
           plan = planMma(gemm, threads, /*operandsInShared=*/false,
                          rowWarpGemms.contains(gemm));
         require(gemm.getC(),

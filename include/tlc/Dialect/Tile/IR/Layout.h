@@ -38,7 +38,9 @@ public:
   /// Dimensions in order, each major to minor; replications last.
   llvm::SmallVector<LayoutFactor> factors;
 
-  static FragmentLayout fromAttr(LayoutAttr attr);
+  /// `rank` is the fragment's (a dimension of extent 1 has no factor);
+  /// without it, one more than the largest factor dimension.
+  static FragmentLayout fromAttr(LayoutAttr attr, int64_t rank = -1);
   LayoutAttr toAttr(mlir::MLIRContext *ctx) const;
   bool operator==(const FragmentLayout &o) const {
     return threads == o.threads && rank == o.rank && factors == o.factors;
