@@ -49,7 +49,8 @@ SmallVector<PipelinedLoop> gpu_lowering::findPipelinedLoops(Operation *func) {
     auto stages = loop->getAttrOfType<IntegerAttr>("tile.stages");
     if (!stages || stages.getInt() < 2)
       return;
-    PipelinedLoop p{loop, stages.getInt(), {}};
+    // More stages than 8 hide no more latency but grow the code.
+    PipelinedLoop p{loop, std::min<int64_t>(stages.getInt(), 8), {}};
     for (auto copy : loop.getBody()->getOps<tile::CopyOp>()) {
       Value dst = copy.getDest();
       auto alloc = dst.getDefiningOp<tile::AllocOp>();

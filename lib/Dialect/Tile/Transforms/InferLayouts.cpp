@@ -47,6 +47,8 @@ public:
           break;
       }
       if (demotions.empty())
+        demoteOversized();
+      if (demotions.empty())
         break;
       for (auto &[value, why] : demotions) {
         auto alloc = value.getDefiningOp<AllocOp>();
@@ -241,6 +243,20 @@ private:
       require(m, all ? *anchor : anchor->project(*dims),
               "parallel loops need it in another layout");
     });
+  }
+
+  /// A thread has 255 registers: a fragment that would need more of them
+  /// (large tiles, or replication when the threads do not divide the tile)
+  /// lives in shared memory instead.
+  void demoteOversized() {
+    for (Value f : fragments) {
+      auto type = llvm::cast<MemRefType>(f.getType());
+      int64_t words = (type.getElementTypeBitWidth() + 31) / 32;
+      int64_t registers = layouts.at(f).numSlots() * words;
+      if (registers > 255)
+        demote(f, "it would need " + std::to_string(registers) +
+                      " registers per thread (at most 255)");
+    }
   }
 
   /// Gives the largest fragment without a layout a row-major one; false if
