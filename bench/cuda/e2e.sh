@@ -52,7 +52,7 @@ arch="${E2E_ARCH:-sm_90a}"
 # name | example | -D list (space separated). Override with E2E_DEFS_<name>.
 CONFIGS=(
   "gemm_f16|gemm.tl|T=f16 BM=128 BN=128 BK=64 Stages=3"
-  "gemm_bf16|gemm.tl|T=bf16 BM=128 BN=128 BK=32 Stages=4"
+  "gemm_bf16|gemm.tl|T=bf16 BM=128 BN=128 BK=64 Stages=3"
   "gemm_f32|gemm.tl|T=f32 BK=32"
   "softmax_f32|softmax.tl|T=f32 BM=16"
   "softmax_bf16|softmax.tl|T=bf16 BM=16"
