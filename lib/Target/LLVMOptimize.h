@@ -1,4 +1,4 @@
-//===- LLVMOptimize.h - LLVM's optimization pipeline for a target -*- C++ -*-===//
+//===- LLVMOptimize.h - LLVM's optimization pipeline ------------*- C++ -*-===//
 #ifndef TLC_LIB_TARGET_LLVMOPTIMIZE_H
 #define TLC_LIB_TARGET_LLVMOPTIMIZE_H
 

@@ -471,8 +471,7 @@ int compile(const Options &opts) {
   // GPU spellings of the emit kinds.
   bool gpuTarget = target->stubsEmbedBinary();
   std::string emit = opts.emit;
-  if ((emit == "gpu" || emit == "ptx" || emit == "cubin" ||
-       emit == "fatbin") &&
+  if ((emit == "gpu" || emit == "ptx" || emit == "cubin" || emit == "fatbin") &&
       !gpuTarget) {
     llvm::errs() << "tlc: error: -emit=" << emit
                  << " needs a GPU target (-target=cuda)\n";
@@ -570,15 +569,15 @@ int compile(const Options &opts) {
       return 2;
     }
     if (emit != "stub") {
-      std::string ext = kind == EmitKind::Asm     ? target->asmExtension().str()
-                        : kind == EmitKind::Cubin ? ".cubin"
-                                                  : target->binaryExtension().str();
+      std::string ext = kind == EmitKind::Asm ? target->asmExtension().str()
+                        : kind == EmitKind::Cubin
+                            ? ".cubin"
+                            : target->binaryExtension().str();
       std::string path;
       if (kind != EmitKind::Obj)
         path = !out.file.empty() ? out.file
                : out.isDir       ? joinPath(out.dir, stem + ext)
-                                 : (kind == EmitKind::Asm ? "-"
-                                                          : stem + ext);
+                                 : (kind == EmitKind::Asm ? "-" : stem + ext);
       else
         path = !out.file.empty() && emit == "obj"
                    ? out.file
@@ -618,8 +617,7 @@ int main(int argc, char **argv) {
                "Compiles FILE.tl to device code plus C++ launch stubs.",
                "tlc"};
   app.add_option("input", opts.input, "The .tl source file")->required();
-  app.add_option("--target", opts.target,
-                 "Code generation target: cpu or cuda")
+  app.add_option("--target", opts.target, "Code generation target: cpu or cuda")
       ->capture_default_str();
   app.add_option("--arch", opts.arch,
                  "Target architecture. cpu: native (default), x86-64, "

@@ -81,15 +81,14 @@ public:
   void lowerCopy(tile::CopyOp op);
   mlir::LogicalResult lowerVectorCopy(tile::CopyOp op);
   void lowerAsyncCopy(tile::CopyOp op);
-  mlir::LogicalResult lowerFragmentVectorCopy(tile::CopyOp op,
-                                              const tile::FragmentLayout &layout,
-                                              bool firstReplicaOnly);
+  mlir::LogicalResult
+  lowerFragmentVectorCopy(tile::CopyOp op, const tile::FragmentLayout &layout,
+                          bool firstReplicaOnly);
   void emitVectorCopy(mlir::OpBuilder &b, tile::CopyOp op, int64_t width,
                       mlir::Value aligned);
-  void forEachChunk(mlir::OpBuilder &b, mlir::Location loc, tile::CopyOp op,
-                    int64_t width,
-                    llvm::function_ref<void(mlir::OpBuilder &, mlir::ValueRange)>
-                        body);
+  void forEachChunk(
+      mlir::OpBuilder &b, mlir::Location loc, tile::CopyOp op, int64_t width,
+      llvm::function_ref<void(mlir::OpBuilder &, mlir::ValueRange)> body);
   void lowerParallel(tile::ParallelOp op);
   void lowerReduce(tile::ReduceOp op);
   void lowerGemm(tile::GemmOp op);

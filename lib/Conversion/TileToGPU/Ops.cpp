@@ -15,10 +15,10 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
-#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
-#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
 
 #include <numeric>
@@ -51,8 +51,7 @@ static bool isWorkgroup(Value v) {
 
 static bool isLocal(Value v) {
   auto type = llvm::dyn_cast<MemRefType>(v.getType());
-  return type && v.getDefiningOp<memref::AllocaOp>() &&
-         !type.getMemorySpace();
+  return type && v.getDefiningOp<memref::AllocaOp>() && !type.getMemorySpace();
 }
 
 /// Builds `then` under `scf.if cond` (or directly when cond is null).
@@ -94,14 +93,15 @@ void KernelLowering::forEachElement(
     int64_t rounds = (total + threads - 1) / threads;
     auto visit = [&](OpBuilder &b, Value round) {
       Value e = arith::AddIOp::create(
-          b, loc, arith::MulIOp::create(b, loc, round, indexConst(b, loc, threads)),
+          b, loc,
+          arith::MulIOp::create(b, loc, round, indexConst(b, loc, threads)),
           tid);
-      Value inRange = total % threads == 0
-                          ? Value()
-                          : arith::CmpIOp::create(b, loc,
-                                                  arith::CmpIPredicate::ult, e,
-                                                  indexConst(b, loc, total))
-                                .getResult();
+      Value inRange =
+          total % threads == 0
+              ? Value()
+              : arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, e,
+                                      indexConst(b, loc, total))
+                    .getResult();
       buildIf(b, loc, inRange, [&](OpBuilder &b) {
         SmallVector<Value> index(shape.size());
         Value rest = e;
@@ -120,9 +120,9 @@ void KernelLowering::forEachElement(
         visit(b, indexConst(b, loc, r));
       return;
     }
-    auto loop = scf::ForOp::create(b, loc, indexConst(b, loc, 0),
-                                   indexConst(b, loc, rounds),
-                                   indexConst(b, loc, 1));
+    auto loop =
+        scf::ForOp::create(b, loc, indexConst(b, loc, 0),
+                           indexConst(b, loc, rounds), indexConst(b, loc, 1));
     b.setInsertionPoint(loop.getBody()->getTerminator());
     visit(b, loop.getInductionVar());
     return;
@@ -248,9 +248,9 @@ void KernelLowering::lowerCopy(tile::CopyOp op) {
   }
   Type dstElem = llvm::cast<MemRefType>(dst.getType()).getElementType();
   Type srcElem = llvm::cast<MemRefType>(src.getType()).getElementType();
-  if (dist.kind == Distribution::Owned && succeeded(lowerFragmentVectorCopy(
-                                              op, *dist.layout,
-                                              dist.firstReplicaOnly)))
+  if (dist.kind == Distribution::Owned &&
+      succeeded(
+          lowerFragmentVectorCopy(op, *dist.layout, dist.firstReplicaOnly)))
     return;
   if (op->hasAttr("tlc.async"))
     return lowerAsyncCopy(op);
@@ -269,21 +269,20 @@ void KernelLowering::lowerCopy(tile::CopyOp op) {
           {
             OpBuilder::InsertionGuard guard(b);
             b.setInsertionPointToStart(ifOp.thenBlock());
-            scf::YieldOp::create(b, loc,
-                                 ValueRange{memref::LoadOp::create(
-                                     b, loc, src, pos)});
-            b.setInsertionPointToStart(ifOp.elseBlock());
             scf::YieldOp::create(
-                b, loc,
-                ValueRange{arith::ConstantOp::create(
-                    b, loc, b.getZeroAttr(srcElem))});
+                b, loc, ValueRange{memref::LoadOp::create(b, loc, src, pos)});
+            b.setInsertionPointToStart(ifOp.elseBlock());
+            scf::YieldOp::create(b, loc,
+                                 ValueRange{arith::ConstantOp::create(
+                                     b, loc, b.getZeroAttr(srcElem))});
           }
           value = ifOp.getResult(0);
         } else {
           value = loadElement(b, loc, *this, src, index, slot);
         }
-        value = tile::castElements(b, loc, value, dstElem,
-                                   op.getSourceUnsigned(), op.getDestUnsigned());
+        value =
+            tile::castElements(b, loc, value, dstElem, op.getSourceUnsigned(),
+                               op.getDestUnsigned());
         if (!op.getDestIndices().empty()) {
           auto [pos, valid] =
               windowElement(b, loc, dst, op.getDestIndices(), index);
@@ -400,15 +399,16 @@ void KernelLowering::emitVectorCopy(OpBuilder &b, tile::CopyOp op,
                                     /*withElseRegion=*/true);
       OpBuilder::InsertionGuard inner(b);
       b.setInsertionPointToStart(load.thenBlock());
-      scf::YieldOp::create(
-          b, loc, ValueRange{memref::LoadOp::create(b, loc, src, p)});
+      scf::YieldOp::create(b, loc,
+                           ValueRange{memref::LoadOp::create(b, loc, src, p)});
       b.setInsertionPointToStart(load.elseBlock());
       scf::YieldOp::create(b, loc,
                            ValueRange{arith::ConstantOp::create(
                                b, loc, b.getZeroAttr(srcElem))});
       b.setInsertionPointAfter(load);
-      Value x = tile::castElements(b, loc, load.getResult(0), dstElem,
-                                   op.getSourceUnsigned(), op.getDestUnsigned());
+      Value x =
+          tile::castElements(b, loc, load.getResult(0), dstElem,
+                             op.getSourceUnsigned(), op.getDestUnsigned());
       memref::StoreOp::create(b, loc, x, dst, at);
     }
   });
@@ -446,14 +446,14 @@ void KernelLowering::lowerAsyncCopy(tile::CopyOp op) {
       // Elements of the chunk inside the row; none outside the tensor, and
       // then a safe address (element 0).
       Value left = arith::SubIOp::create(b, loc, innerSize, pos.back());
-      Value count = arith::MinUIOp::create(b, loc, left,
-                                           indexConst(b, loc, width));
+      Value count =
+          arith::MinUIOp::create(b, loc, left, indexConst(b, loc, width));
       count = arith::SelectOp::create(b, loc, valid, count, zero);
       for (Value &p : pos)
         p = arith::SelectOp::create(b, loc, valid, p, zero);
-      nvgpu::DeviceAsyncCopyOp::create(
-          b, loc, dst, index, src, pos, b.getIndexAttr(width), count,
-          /*bypassL1=*/b.getUnitAttr());
+      nvgpu::DeviceAsyncCopyOp::create(b, loc, dst, index, src, pos,
+                                       b.getIndexAttr(width), count,
+                                       /*bypassL1=*/b.getUnitAttr());
     });
     b.setInsertionPoint(ifOp.elseBlock()->getTerminator());
     // Not aligned: every chunk element by element.
@@ -467,8 +467,10 @@ void KernelLowering::lowerAsyncCopy(tile::CopyOp op) {
 /// consecutive elements along the innermost dimension: one vector access
 /// per run (up to 16 bytes) where the run is in bounds and aligned,
 /// element by element elsewhere.
-LogicalResult KernelLowering::lowerFragmentVectorCopy(
-    tile::CopyOp op, const tile::FragmentLayout &layout, bool firstReplicaOnly) {
+LogicalResult
+KernelLowering::lowerFragmentVectorCopy(tile::CopyOp op,
+                                        const tile::FragmentLayout &layout,
+                                        bool firstReplicaOnly) {
   Value src = op.getSource(), dst = op.getDest();
   bool load = !op.getSourceIndices().empty();
   if (!load && op.getDestIndices().empty())
@@ -479,7 +481,8 @@ LogicalResult KernelLowering::lowerFragmentVectorCopy(
   const RegisterFragment *f = fragment(frag);
   Type globalElem = memrefType(global).getElementType();
   Type fragElem = memrefType(frag).getElementType();
-  if (!f || !globalElem.isIntOrFloat() || globalElem.getIntOrFloatBitWidth() < 8)
+  if (!f || !globalElem.isIntOrFloat() ||
+      globalElem.getIntOrFloatBitWidth() < 8)
     return failure();
   // The slot factor of consecutive innermost elements.
   int64_t innerDim = layout.rank - 1, run = 0;
@@ -527,7 +530,8 @@ LogicalResult KernelLowering::lowerFragmentVectorCopy(
                                op.getDestUnsigned());
         for (int64_t l = 0; l < width; ++l)
           memref::StoreOp::create(
-              b, loc, vector::ExtractOp::create(b, loc, v, ArrayRef<int64_t>{l}),
+              b, loc,
+              vector::ExtractOp::create(b, loc, v, ArrayRef<int64_t>{l}),
               f->slots, indexConst(b, loc, s + l * slotStep));
       } else {
         Value v = arith::ConstantOp::create(
@@ -570,12 +574,11 @@ LogicalResult KernelLowering::lowerFragmentVectorCopy(
         } else {
           buildIf(b, loc, ok, [&](OpBuilder &b) {
             Value v = memref::LoadOp::create(b, loc, f->slots, slot);
-            memref::StoreOp::create(
-                b, loc,
-                tile::castElements(b, loc, v, globalElem,
-                                   op.getSourceUnsigned(),
-                                   op.getDestUnsigned()),
-                global, p);
+            memref::StoreOp::create(b, loc,
+                                    tile::castElements(b, loc, v, globalElem,
+                                                       op.getSourceUnsigned(),
+                                                       op.getDestUnsigned()),
+                                    global, p);
           });
         }
       }
@@ -658,10 +661,10 @@ static Value shuffleXor(OpBuilder &b, Location loc, Value v, int64_t offset) {
   Type type = v.getType();
   Value wide = v;
   if (type.getIntOrFloatBitWidth() < 32)
-    wide = tile::castElements(b, loc, v,
-                              llvm::isa<FloatType>(type)
-                                  ? Type(b.getF32Type())
-                                  : Type(b.getI32Type()));
+    wide =
+        tile::castElements(b, loc, v,
+                           llvm::isa<FloatType>(type) ? Type(b.getF32Type())
+                                                      : Type(b.getI32Type()));
   auto shuffle = gpu::ShuffleOp::create(
       b, loc, wide, static_cast<int32_t>(offset), 32, gpu::ShuffleMode::XOR);
   Value result = shuffle.getShuffleResult();
@@ -684,8 +687,8 @@ void KernelLowering::lowerReduce(tile::ReduceOp op) {
   auto finish = [&](OpBuilder &b, Value result, ValueRange index,
                     int64_t slot) {
     if (!op.getClear())
-      result = c.combine(b, loc,
-                         loadElement(b, loc, *this, dst, index, slot), result);
+      result = c.combine(b, loc, loadElement(b, loc, *this, dst, index, slot),
+                         result);
     storeElement(b, loc, *this, result, dst, index, slot);
   };
 
@@ -724,8 +727,8 @@ void KernelLowering::lowerReduce(tile::ReduceOp op) {
   SmallVector<Value> partial(result.numSlots());
   for (int64_t s = 0, e = layout.numSlots(); s < e; ++s) {
     int64_t r = layout.projectedSlot(kept, s);
-    Value v = prepared(
-        b, memref::LoadOp::create(b, loc, srcFrag->slots, indexConst(b, loc, s)));
+    Value v = prepared(b, memref::LoadOp::create(b, loc, srcFrag->slots,
+                                                 indexConst(b, loc, s)));
     partial[r] = partial[r] ? c.combine(b, loc, partial[r], v) : v;
   }
   // 2. Lanes: butterfly over the lane bits of the reduced dimension.
@@ -754,8 +757,9 @@ void KernelLowering::lowerReduce(tile::ReduceOp op) {
     Value group = indexConst(b, loc, 0);
     for (unsigned f : acrossWarps) {
       group = arith::AddIOp::create(
-          b, loc, arith::MulIOp::create(b, loc, group,
-                                        indexConst(b, loc, layout.factors[f].extent)),
+          b, loc,
+          arith::MulIOp::create(b, loc, group,
+                                indexConst(b, loc, layout.factors[f].extent)),
           layout.threadDigit(b, loc, tid, f));
       groups *= layout.factors[f].extent;
     }
@@ -772,8 +776,8 @@ void KernelLowering::lowerReduce(tile::ReduceOp op) {
             index[d]);
       linear[r] = lin;
       Value at = arith::AddIOp::create(
-          b, loc, arith::MulIOp::create(b, loc, group, indexConst(b, loc, elems)),
-          lin);
+          b, loc,
+          arith::MulIOp::create(b, loc, group, indexConst(b, loc, elems)), lin);
       memref::StoreOp::create(b, loc, partial[r], buf, at);
     }
     gpu::BarrierOp::create(b, loc);
@@ -854,13 +858,13 @@ void KernelLowering::lowerGemm(tile::GemmOp op) {
     }
     SmallVector<Value> init;
     for (int64_t s = 0; s < slots; ++s)
-      init.push_back(op.getClear() ? zero
-                                   : memref::LoadOp::create(
-                                         b, loc, cf->slots,
-                                         indexConst(b, loc, s)));
-    auto loop = scf::ForOp::create(b, loc, indexConst(b, loc, 0),
-                                   indexConst(b, loc, K), indexConst(b, loc, 1),
-                                   init);
+      init.push_back(op.getClear()
+                         ? zero
+                         : memref::LoadOp::create(b, loc, cf->slots,
+                                                  indexConst(b, loc, s)));
+    auto loop =
+        scf::ForOp::create(b, loc, indexConst(b, loc, 0), indexConst(b, loc, K),
+                           indexConst(b, loc, 1), init);
     {
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(loop.getBody());
@@ -891,17 +895,17 @@ void KernelLowering::lowerGemm(tile::GemmOp op) {
       [&](OpBuilder &b, ValueRange index, int64_t slot) {
         Value start =
             op.getClear() ? zero : loadElement(b, loc, *this, C, index, slot);
-        auto loop = scf::ForOp::create(b, loc, indexConst(b, loc, 0),
-                                       indexConst(b, loc, K),
-                                       indexConst(b, loc, 1), ValueRange{start});
+        auto loop = scf::ForOp::create(
+            b, loc, indexConst(b, loc, 0), indexConst(b, loc, K),
+            indexConst(b, loc, 1), ValueRange{start});
         {
           OpBuilder::InsertionGuard guard(b);
           b.setInsertionPointToStart(loop.getBody());
           Value k = loop.getInductionVar();
-          scf::YieldOp::create(
-              b, loc,
-              fma(b, loadA(b, index[0], k), loadB(b, k, index[1]),
-                  loop.getRegionIterArgs()[0]));
+          scf::YieldOp::create(b, loc,
+                               fma(b, loadA(b, index[0], k),
+                                   loadB(b, k, index[1]),
+                                   loop.getRegionIterArgs()[0]));
         }
         storeElement(b, loc, *this, loop.getResult(0), C, index, slot);
       });
@@ -949,27 +953,29 @@ void KernelLowering::lowerAtomicAdd(tile::AtomicAddOp op) {
 //===----------------------------------------------------------------------===//
 
 /// Loads `tiles` 8x8 matrices of 16-bit elements with ldmatrix, as i32
-/// registers (two elements each: vector<2xf16> or bf16 pairs in an i32). Lane l gives the address of row l % 8 of
-/// matrix l / 8, at `rows`/`cols` plus the lane's offsets.
+/// registers (two elements each: vector<2xf16> or bf16 pairs in an i32). Lane l
+/// gives the address of row l % 8 of matrix l / 8, at `rows`/`cols` plus the
+/// lane's offsets.
 static SmallVector<Value> loadMatrices(OpBuilder &b, Location loc, Value tile,
                                        Value row, Value col, int64_t tiles,
                                        bool transpose) {
   Type elem = memrefType(tile).getElementType();
   auto vecType = VectorType::get({tiles, 2}, elem);
-  Value v = nvgpu::LdMatrixOp::create(b, loc, vecType, tile, ValueRange{row, col},
-                                      transpose, tiles);
+  Value v = nvgpu::LdMatrixOp::create(b, loc, vecType, tile,
+                                      ValueRange{row, col}, transpose, tiles);
   SmallVector<Value> regs;
   if (elem.isF16()) { // mma.sync takes f16 pairs as vector<2xf16>
     for (int64_t i = 0; i < tiles; ++i)
-      regs.push_back(vector::ExtractOp::create(b, loc, v, ArrayRef<int64_t>{i}));
+      regs.push_back(
+          vector::ExtractOp::create(b, loc, v, ArrayRef<int64_t>{i}));
     return regs;
   }
   // and bf16 pairs as i32
   Value words = vector::BitCastOp::create(
       b, loc, VectorType::get({tiles, 1}, b.getI32Type()), v);
   for (int64_t i = 0; i < tiles; ++i)
-    regs.push_back(vector::ExtractOp::create(b, loc, words,
-                                             ArrayRef<int64_t>{i, 0}));
+    regs.push_back(
+        vector::ExtractOp::create(b, loc, words, ArrayRef<int64_t>{i, 0}));
   return regs;
 }
 
@@ -990,8 +996,8 @@ LogicalResult KernelLowering::lowerGemmMma(tile::GemmOp op) {
     return failure();
   auto [wm, wn] = *grid;
   if (af && (wn != 1 || op.getTransposeA() ||
-             af->layout != tile::FragmentLayout::mmaAccumulator(
-                               M, K, threads, wm, 1)))
+             af->layout !=
+                 tile::FragmentLayout::mmaAccumulator(M, K, threads, wm, 1)))
     return failure();
 
   OpBuilder b(op);
@@ -1011,7 +1017,7 @@ LogicalResult KernelLowering::lowerGemmMma(tile::GemmOp op) {
   // ldmatrix lane offsets: lr = row within an 8x8 matrix, lg = matrix.
   Value lr = arith::RemUIOp::create(b, loc, lane, c(8));
   Value lg = arith::DivUIOp::create(b, loc, lane, c(8));
-  Value lgLow = mul(arith::RemUIOp::create(b, loc, lg, c(2)), 8); // 8*(lg%2)
+  Value lgLow = mul(arith::RemUIOp::create(b, loc, lg, c(2)), 8);  // 8*(lg%2)
   Value lgHigh = mul(arith::DivUIOp::create(b, loc, lg, c(2)), 8); // 8*(lg/2)
   Value lrLow = add(lr, lgLow), lrHigh = add(lr, lgHigh);
 
@@ -1042,8 +1048,8 @@ LogicalResult KernelLowering::lowerGemmMma(tile::GemmOp op) {
   auto aSlots = af ? af->layout.slotsByOffset()
                    : llvm::DenseMap<std::pair<int64_t, int64_t>, int64_t>();
   auto packA = [&](OpBuilder &b, int64_t row, int64_t col) -> Value {
-    Value lo = memref::LoadOp::create(b, loc, af->slots,
-                                      indexConst(b, loc, aSlots.lookup({row, col})));
+    Value lo = memref::LoadOp::create(
+        b, loc, af->slots, indexConst(b, loc, aSlots.lookup({row, col})));
     Value hi = memref::LoadOp::create(
         b, loc, af->slots, indexConst(b, loc, aSlots.lookup({row, col + 1})));
     Value pair = vector::FromElementsOp::create(
@@ -1060,19 +1066,20 @@ LogicalResult KernelLowering::lowerGemmMma(tile::GemmOp op) {
                   ValueRange in) -> SmallVector<Value> {
     SmallVector<SmallVector<Value>> aFrags;
     for (int64_t mt = 0; mt < mTiles; ++mt) {
-      Value r = arith::AddIOp::create(b, loc, row0, indexConst(b, loc, mt * 16));
+      Value r =
+          arith::AddIOp::create(b, loc, row0, indexConst(b, loc, mt * 16));
       if (af) { // a0a1 (g, 2q), a2a3 (g+8, 2q), a4a5 (g, 2q+8), a6a7
         int64_t row = mt * 16, col = kStatic;
         aFrags.push_back({packA(b, row, col), packA(b, row + 8, col),
                           packA(b, row, col + 8), packA(b, row + 8, col + 8)});
       } else if (!op.getTransposeA()) {
-        aFrags.push_back(loadMatrices(
-            b, loc, A, arith::AddIOp::create(b, loc, r, lrLow),
-            arith::AddIOp::create(b, loc, k0, lgHigh), 4, false));
+        aFrags.push_back(
+            loadMatrices(b, loc, A, arith::AddIOp::create(b, loc, r, lrLow),
+                         arith::AddIOp::create(b, loc, k0, lgHigh), 4, false));
       } else { // A stored K x M: transposed loads of the same four blocks
-        aFrags.push_back(loadMatrices(
-            b, loc, A, arith::AddIOp::create(b, loc, k0, lrHigh),
-            arith::AddIOp::create(b, loc, r, lgLow), 4, true));
+        aFrags.push_back(
+            loadMatrices(b, loc, A, arith::AddIOp::create(b, loc, k0, lrHigh),
+                         arith::AddIOp::create(b, loc, r, lgLow), 4, true));
       }
     }
     // B fragments, two n-tiles per ldmatrix.x4: b0b1 k 0-7, b2b3 k 8-15.
@@ -1082,10 +1089,10 @@ LogicalResult KernelLowering::lowerGemmMma(tile::GemmOp op) {
       int64_t count = nt + 1 < nTiles ? 4 : 2;
       SmallVector<Value> regs;
       if (!op.getTransposeB()) // B stored K x N
-        regs = loadMatrices(b, loc, B, arith::AddIOp::create(b, loc, k0, lrLow),
-                            count == 4 ? arith::AddIOp::create(b, loc, n, lgHigh)
-                                       : n,
-                            count, true);
+        regs = loadMatrices(
+            b, loc, B, arith::AddIOp::create(b, loc, k0, lrLow),
+            count == 4 ? arith::AddIOp::create(b, loc, n, lgHigh) : n, count,
+            true);
       else // B stored N x K
         regs = loadMatrices(
             b, loc, B,

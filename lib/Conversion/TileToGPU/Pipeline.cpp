@@ -87,8 +87,8 @@ SmallVector<PipelinedLoop> gpu_lowering::findPipelinedLoops(Operation *func) {
 static Value stageView(OpBuilder &b, Location loc, Value buffers, Value stage) {
   auto type = llvm::cast<MemRefType>(buffers.getType());
   int64_t rank = type.getRank();
-  SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0)),
-      sizes, strides(rank, b.getIndexAttr(1));
+  SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0)), sizes,
+      strides(rank, b.getIndexAttr(1));
   offsets[0] = stage;
   sizes.push_back(b.getIndexAttr(1));
   for (int64_t d = 1; d < rank; ++d)
@@ -99,8 +99,8 @@ static Value stageView(OpBuilder &b, Location loc, Value buffers, Value stage) {
                                    strides);
 }
 
-void gpu_lowering::pipelineLoop(
-    const PipelinedLoop &p, const llvm::DenseMap<Value, Value> &buffers) {
+void gpu_lowering::pipelineLoop(const PipelinedLoop &p,
+                                const llvm::DenseMap<Value, Value> &buffers) {
   scf::ForOp loop = p.loop;
   Location loc = loop.getLoc();
   int64_t stages = p.stages;
@@ -146,8 +146,8 @@ void gpu_lowering::pipelineLoop(
 
   // Body: wait for this iteration's group, synchronize, issue k + S - 1.
   b.setInsertionPointToStart(loop.getBody());
-  Value it = arith::DivSIOp::create(b, loc,
-                                    arith::SubIOp::create(b, loc, iv, lb), step);
+  Value it = arith::DivSIOp::create(
+      b, loc, arith::SubIOp::create(b, loc, iv, lb), step);
   Value stage = arith::RemSIOp::create(b, loc, it, c(b, stages));
   for (tile::CopyOp copy : p.producers) {
     Value view = stageView(b, loc, buffers.lookup(copy.getDest()), stage);

@@ -29,8 +29,8 @@ bool isWorkgroup(Type t) {
   auto type = llvm::dyn_cast<MemRefType>(t);
   if (!type)
     return false;
-  auto space = llvm::dyn_cast_or_null<gpu::AddressSpaceAttr>(
-      type.getMemorySpace());
+  auto space =
+      llvm::dyn_cast_or_null<gpu::AddressSpaceAttr>(type.getMemorySpace());
   return space && space.getValue() == gpu::AddressSpace::Workgroup;
 }
 
@@ -105,9 +105,8 @@ SharedPlan planSharedMemory(gpu::GPUFuncOp func,
     }
     tiles.push_back(t);
   });
-  llvm::stable_sort(tiles, [](const Tile &a, const Tile &b) {
-    return a.bytes > b.bytes;
-  });
+  llvm::stable_sort(
+      tiles, [](const Tile &a, const Tile &b) { return a.bytes > b.bytes; });
   SharedPlan plan;
   for (size_t i = 0; i < tiles.size(); ++i) {
     Tile &t = tiles[i];
@@ -147,9 +146,8 @@ SharedAccess sharedAccessOf(Operation *op) {
   op->walk([&](Operation *inner) {
     if (inner != op && llvm::isa<gpu::BarrierOp>(inner))
       a.barrier = true;
-    if (llvm::none_of(inner->getOperands(), [](Value v) {
-          return isWorkgroup(v.getType());
-        }))
+    if (llvm::none_of(inner->getOperands(),
+                      [](Value v) { return isWorkgroup(v.getType()); }))
       return;
     auto iface = llvm::dyn_cast<MemoryEffectOpInterface>(inner);
     if (!iface) { // unknown: assume the worst
@@ -270,9 +268,9 @@ struct ConvertTileToGPU
     }
     OpBuilder b(gpuModule.getBodyRegion());
     b.setInsertionPointToEnd(gpuModule.getBody());
-    auto func = gpu::GPUFuncOp::create(
-        b, loc, ("tlc_" + kernel.getName()).str(),
-        FunctionType::get(ctx, params, {}));
+    auto func =
+        gpu::GPUFuncOp::create(b, loc, ("tlc_" + kernel.getName()).str(),
+                               FunctionType::get(ctx, params, {}));
     func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
     int64_t threads = 128;
     if (auto attr = kernel->getAttrOfType<IntegerAttr>("tile.threads"))
@@ -293,16 +291,16 @@ struct ConvertTileToGPU
         Value data = entry.getArgument(p++);
         SmallVector<OpFoldResult> sizes, strides;
         for (int64_t d = 0; d < m.getRank(); ++d)
-          sizes.push_back(index(b, loc, entry.getArgument(p++),
-                                m.getShape()[d]));
+          sizes.push_back(
+              index(b, loc, entry.getArgument(p++), m.getShape()[d]));
         auto [staticStrides, offset] = m.getStridesAndOffset();
         for (int64_t d = 0; d < m.getRank(); ++d)
-          strides.push_back(index(b, loc, entry.getArgument(p++),
-                                  staticStrides[d]));
+          strides.push_back(
+              index(b, loc, entry.getArgument(p++), staticStrides[d]));
         OpFoldResult zero =
             ShapedType::isDynamic(offset)
-                ? OpFoldResult(arith::ConstantIndexOp::create(b, loc, 0)
-                                   .getResult())
+                ? OpFoldResult(
+                      arith::ConstantIndexOp::create(b, loc, 0).getResult())
                 : OpFoldResult(b.getIndexAttr(offset));
         args.push_back(memref::ReinterpretCastOp::create(b, loc, m, data, zero,
                                                          sizes, strides));
@@ -328,9 +326,8 @@ struct ConvertTileToGPU
     ret->erase();
     func.walk([&](tile::BlockIdOp op) {
       OpBuilder ob(op);
-      static const gpu::Dimension dims[] = {gpu::Dimension::x,
-                                            gpu::Dimension::y,
-                                            gpu::Dimension::z};
+      static const gpu::Dimension dims[] = {
+          gpu::Dimension::x, gpu::Dimension::y, gpu::Dimension::z};
       op.replaceAllUsesWith(
           gpu::BlockIdOp::create(ob, op.getLoc(), dims[op.getDim()])
               .getResult());
@@ -348,8 +345,7 @@ struct ConvertTileToGPU
   }
 
   LogicalResult lowerBody(gpu::GPUFuncOp func, func::FuncOp kernel) {
-    int64_t threads =
-        func->getAttrOfType<IntegerAttr>("tile.threads").getInt();
+    int64_t threads = func->getAttrOfType<IntegerAttr>("tile.threads").getInt();
     KernelLowering k(func, threads);
     Block &entry = func.getBody().front();
     OpBuilder b(&entry, entry.begin());
@@ -415,8 +411,8 @@ struct ConvertTileToGPU
         if (padded != shape) {
           SmallVector<int64_t> offsets(shape.size(), 0),
               strides(shape.size(), 1);
-          view = memref::SubViewOp::create(b, aloc, view, offsets, shape,
-                                           strides);
+          view =
+              memref::SubViewOp::create(b, aloc, view, offsets, shape, strides);
         }
         if (stages) {
           buffers[alloc.getResult()] = view; // rewired by pipelineLoop
@@ -498,7 +494,8 @@ struct ConvertTileToGPU
       OpBuilder ob(op);
       Location l = op.getLoc();
       Value x = op.getOperand();
-      Value zero = arith::ConstantOp::create(ob, l, ob.getZeroAttr(x.getType()));
+      Value zero =
+          arith::ConstantOp::create(ob, l, ob.getZeroAttr(x.getType()));
       Value negative =
           arith::CmpIOp::create(ob, l, arith::CmpIPredicate::slt, x, zero);
       Value negated = arith::SubIOp::create(ob, l, zero, x);

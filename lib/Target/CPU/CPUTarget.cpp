@@ -183,11 +183,10 @@ public:
         "reconcile-unrealized-casts";
     if (mlir::failed(mlir::parsePassPipeline(upstream, pm, llvm::errs())))
       llvm::report_fatal_error("tlc: bad built-in CPU pass pipeline");
-    if (debugInfo &&
-        mlir::failed(mlir::parsePassPipeline(
-            "ensure-debug-info-scope-on-llvm-func{emission-kind="
-            "LineTablesOnly}",
-            pm, llvm::errs())))
+    if (debugInfo && mlir::failed(mlir::parsePassPipeline(
+                         "ensure-debug-info-scope-on-llvm-func{emission-kind="
+                         "LineTablesOnly}",
+                         pm, llvm::errs())))
       llvm::report_fatal_error("tlc: bad built-in debug info pipeline");
   }
 

@@ -67,8 +67,8 @@ llvm::Error runTool(llvm::StringRef name, llvm::ArrayRef<std::string> args) {
   std::optional<llvm::StringRef> redirects[] = {std::nullopt, log.str(),
                                                 log.str()};
   std::string message;
-  int rc = llvm::sys::ExecuteAndWait(*program, argv, std::nullopt, redirects,
-                                     0, 0, &message);
+  int rc = llvm::sys::ExecuteAndWait(*program, argv, std::nullopt, redirects, 0,
+                                     0, &message);
   auto text = llvm::MemoryBuffer::getFile(log);
   std::string output = text ? (*text)->getBuffer().str() : "";
   llvm::sys::fs::remove(log);
@@ -115,8 +115,9 @@ public:
       return badArch(archName);
     if (version == 101)
       return llvm::createStringError(
-          "'" + archName.str() + "' is called sm_110 since CUDA 13; use -arch=" +
-          "sm_110" + archName.drop_front(6).str());
+          "'" + archName.str() +
+          "' is called sm_110 since CUDA 13; use -arch=" + "sm_110" +
+          archName.drop_front(6).str());
     arch = archName.str();
     LLVMInitializeNVPTXTargetInfo();
     LLVMInitializeNVPTXTarget();
@@ -136,13 +137,15 @@ public:
     }
     // PTX 8.0 covers sm_90a and everything older; PTX 9.0 every Blackwell
     // variant (sm_100f, sm_110, sm_121a, ...) and sm_88.
-    std::string features = version >= 100 || version == 88 ? "+ptx90" : "+ptx80";
+    std::string features =
+        version >= 100 || version == 88 ? "+ptx90" : "+ptx80";
     machine.reset(target->createTargetMachine(
         triple, arch, features, llvm::TargetOptions(), std::nullopt,
         std::nullopt, llvm::CodeGenOptLevel::Aggressive));
     if (!machine)
       return llvm::createStringError("cannot create an NVPTX target machine "
-                                     "for " + arch);
+                                     "for " +
+                                     arch);
 
     return llvm::Error::success();
   }
@@ -205,8 +208,8 @@ public:
     }
     sharedBytes.clear();
     gpuModule.walk([&](mlir::LLVM::LLVMFuncOp func) {
-      if (auto bytes = func->getAttrOfType<mlir::IntegerAttr>(
-              "tlc.shared_bytes"))
+      if (auto bytes =
+              func->getAttrOfType<mlir::IntegerAttr>("tlc.shared_bytes"))
         sharedBytes[func.getName()] = bytes.getInt();
     });
     std::unique_ptr<llvm::Module> llvmModule =
@@ -274,8 +277,8 @@ public:
         return llvm::createStringError("cannot write " + ptxPath);
       file << ptx;
     }
-    std::vector<std::string> ptxasArgs = {"-arch=" + arch, "-O3", ptxPath,
-                                          "-o", cubinPath};
+    std::vector<std::string> ptxasArgs = {"-arch=" + arch, "-O3", ptxPath, "-o",
+                                          cubinPath};
     if (debugInfo)
       ptxasArgs.push_back("-lineinfo");
     if (llvm::Error err = runTool("ptxas", ptxasArgs))
@@ -285,10 +288,9 @@ public:
       outPath = tmp.file("kernels.fatbin");
       std::string sm = llvm::StringRef(arch).drop_front(3).str();
       if (llvm::Error err = runTool(
-              "fatbinary",
-              {"-64", "--create=" + outPath,
-               "--image3=kind=elf,sm=" + sm + ",file=" + cubinPath,
-               "--image3=kind=ptx,sm=" + sm + ",file=" + ptxPath}))
+              "fatbinary", {"-64", "--create=" + outPath,
+                            "--image3=kind=elf,sm=" + sm + ",file=" + cubinPath,
+                            "--image3=kind=ptx,sm=" + sm + ",file=" + ptxPath}))
         return err;
     }
     auto bytes = readFile(outPath);
@@ -350,9 +352,8 @@ private:
       std::string path = toolkitDir() + "/nvvm/libdevice/libdevice.10.bc";
       auto buffer = llvm::MemoryBuffer::getFile(path);
       if (!buffer)
-        return llvm::createStringError(
-            "cannot read libdevice at " + path +
-            " (set CUDA_HOME to the CUDA toolkit)");
+        return llvm::createStringError("cannot read libdevice at " + path +
+                                       " (set CUDA_HOME to the CUDA toolkit)");
       auto libdevice = llvm::parseBitcodeFile((*buffer)->getMemBufferRef(),
                                               module.getContext());
       if (!libdevice)

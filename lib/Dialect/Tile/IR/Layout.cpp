@@ -83,8 +83,7 @@ Value FragmentLayout::threadDigit(OpBuilder &b, Location loc, Value tid,
 }
 
 SmallVector<Value> FragmentLayout::elementIndex(OpBuilder &b, Location loc,
-                                                Value tid,
-                                                int64_t slot) const {
+                                                Value tid, int64_t slot) const {
   SmallVector<int64_t> constant(rank, 0);
   SmallVector<Value> index(rank);
   for (unsigned f = 0; f < factors.size(); ++f) {
@@ -143,10 +142,10 @@ FragmentLayout FragmentLayout::project(ArrayRef<int64_t> kept) const {
     }
   }
   // Dimensions in their new order, replications by thread stride.
-  llvm::stable_sort(p.factors, [](const LayoutFactor &a,
-                                  const LayoutFactor &b) {
-    return a.dim < b.dim;
-  });
+  llvm::stable_sort(p.factors,
+                    [](const LayoutFactor &a, const LayoutFactor &b) {
+                      return a.dim < b.dim;
+                    });
   llvm::sort(replications, [](const LayoutFactor &a, const LayoutFactor &b) {
     return a.threadStride < b.threadStride;
   });
@@ -255,8 +254,8 @@ FragmentLayout FragmentLayout::simtAccumulator(int64_t m, int64_t n,
   return l;
 }
 
-std::optional<SmallVector<int64_t>>
-tlc::tile::loopIndexDims(ValueRange indices, Block &body) {
+std::optional<SmallVector<int64_t>> tlc::tile::loopIndexDims(ValueRange indices,
+                                                             Block &body) {
   SmallVector<int64_t> dims;
   for (Value index : indices) {
     auto arg = llvm::dyn_cast<BlockArgument>(index);
@@ -293,8 +292,7 @@ ParallelPlan tlc::tile::planParallel(ParallelOp op) {
   auto isIdentity = [&](Value memref, ValueRange indices) {
     auto dims = loopIndexDims(indices, body);
     return dims && dims->size() == body.getNumArguments() &&
-           llvm::cast<MemRefType>(memref.getType()).getShape() ==
-               op.getShape();
+           llvm::cast<MemRefType>(memref.getType()).getShape() == op.getShape();
   };
   op.walk([&](Operation *inner) {
     if (auto store = llvm::dyn_cast<memref::StoreOp>(inner)) {
@@ -397,9 +395,9 @@ std::optional<MmaPlan> tlc::tile::planMma(GemmOp op, int64_t threads,
       continue;
     int64_t cost = m / wm + n / wn;
     if (!best || cost < bestCost) {
-      best = MmaPlan{wm, wn,
-                     FragmentLayout::mmaAccumulator(m, n, threads, wm, wn),
-                     std::nullopt};
+      best =
+          MmaPlan{wm, wn, FragmentLayout::mmaAccumulator(m, n, threads, wm, wn),
+                  std::nullopt};
       if (registerA)
         best->registerA = FragmentLayout::mmaAccumulator(m, k, threads, wm, 1);
       bestCost = cost;

@@ -52,11 +52,11 @@ MemRefType tlc::tile::getTileType(ArrayRef<int64_t> shape, Type elementType,
                          MemScopeAttr::get(elementType.getContext(), scope));
 }
 
-LogicalResult
-LayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                   int64_t threads, ArrayRef<int64_t> dims,
-                   ArrayRef<int64_t> extents, ArrayRef<int64_t> threadStrides,
-                   ArrayRef<int64_t> slotStrides) {
+LogicalResult LayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                 int64_t threads, ArrayRef<int64_t> dims,
+                                 ArrayRef<int64_t> extents,
+                                 ArrayRef<int64_t> threadStrides,
+                                 ArrayRef<int64_t> slotStrides) {
   if (threads < 1)
     return emitError() << "a layout needs at least one thread";
   size_t n = dims.size();

@@ -55,7 +55,8 @@ public:
         auto type = llvm::cast<MemRefType>(value.getType());
         value.setType(getTileType(type.getShape(), type.getElementType(),
                                   MemScope::shared));
-        alloc->setAttr("tile.demoted", StringAttr::get(alloc.getContext(), why));
+        alloc->setAttr("tile.demoted",
+                       StringAttr::get(alloc.getContext(), why));
       }
     }
     for (Value f : fragments)
@@ -137,8 +138,8 @@ private:
           if (!user->getParentOfType<ParallelOp>())
             demote(f, "its elements are accessed outside parallel, by every "
                       "thread");
-        } else if (!llvm::isa<CopyOp, FillOp, GemmOp, ReduceOp,
-                              AtomicAddOp>(user)) {
+        } else if (!llvm::isa<CopyOp, FillOp, GemmOp, ReduceOp, AtomicAddOp>(
+                       user)) {
           demote(f, "it is used by an op that needs it in memory");
         }
       }
@@ -154,11 +155,11 @@ private:
         if (mma && isFragment(gemm.getC())) // MMA accumulates in registers
           plan = planMma(gemm, threads, /*operandsInShared=*/false,
                          rowWarpGemms.contains(gemm));
-        require(gemm.getC(),
-                plan ? plan->accumulator
-                     : FragmentLayout::simtAccumulator(shape[0], shape[1],
-                                                       threads),
-                "the gemm accumulator layout differs from its other uses");
+        require(
+            gemm.getC(),
+            plan ? plan->accumulator
+                 : FragmentLayout::simtAccumulator(shape[0], shape[1], threads),
+            "the gemm accumulator layout differs from its other uses");
         if (plan && plan->registerA)
           require(gemm.getA(), *plan->registerA,
                   "a gemm reads it as registers in another layout");

@@ -85,8 +85,8 @@ public:
   /// The innermost dimension over lanes with `vector` consecutive elements
   /// per thread (so a warp may cover several short rows), the threads left
   /// over on the next dimensions outward; threads left after that replicate.
-  static FragmentLayout rowMajor(llvm::ArrayRef<int64_t> shape,
-                                 int64_t threads, int64_t vector);
+  static FragmentLayout rowMajor(llvm::ArrayRef<int64_t> shape, int64_t threads,
+                                 int64_t vector);
   /// The accumulator layout of the SIMT (FMA) gemm: each thread holds an
   /// (M/tm) x (N/tn) grid of elements strided by the thread grid tm x tn.
   static FragmentLayout simtAccumulator(int64_t m, int64_t n, int64_t threads);
@@ -129,8 +129,8 @@ class ParallelOp;
 /// The dimensions of a `tile.parallel` iteration space that `indices` are,
 /// when each index is a different loop index of `body` and they come in
 /// increasing order (`m[i]` in a loop over `(i, j)` gives {0}).
-std::optional<llvm::SmallVector<int64_t>> loopIndexDims(mlir::ValueRange indices,
-                                                        mlir::Block &body);
+std::optional<llvm::SmallVector<int64_t>>
+loopIndexDims(mlir::ValueRange indices, mlir::Block &body);
 
 /// A fragment tile: a `tile.alloc` result in the fragment scope.
 bool isFragment(mlir::Value v);
