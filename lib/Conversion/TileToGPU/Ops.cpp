@@ -213,6 +213,24 @@ windowElement(OpBuilder &b, Location loc, Value memref, ValueRange origin,
   return {full, valid};
 }
 
+/// memref[pos] where `valid`, else zero; the load itself is guarded, so an
+/// out-of-bounds position is never read.
+static Value loadOrZero(OpBuilder &b, Location loc, Value memref,
+                        ValueRange pos, Value valid) {
+  Type elem = memrefType(memref).getElementType();
+  auto ifOp = scf::IfOp::create(b, loc, TypeRange{elem}, valid,
+                                /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(ifOp.thenBlock());
+  scf::YieldOp::create(b, loc,
+                       ValueRange{memref::LoadOp::create(b, loc, memref, pos)});
+  b.setInsertionPointToStart(ifOp.elseBlock());
+  scf::YieldOp::create(
+      b, loc,
+      ValueRange{arith::ConstantOp::create(b, loc, b.getZeroAttr(elem))});
+  return ifOp.getResult(0);
+}
+
 //===----------------------------------------------------------------------===//
 // fill, copy
 //===----------------------------------------------------------------------===//
@@ -257,42 +275,29 @@ void KernelLowering::lowerCopy(tile::CopyOp op) {
   if (dist.kind == Distribution::Strided && !op.getSourceIndices().empty() &&
       succeeded(lowerVectorCopy(op)))
     return;
-  forEachElement(
-      b, loc, op.getTileShape(), dist,
-      [&](OpBuilder &b, ValueRange index, int64_t slot) {
-        Value value;
-        if (!op.getSourceIndices().empty()) {
-          auto [pos, valid] =
-              windowElement(b, loc, src, op.getSourceIndices(), index);
-          auto ifOp = scf::IfOp::create(b, loc, TypeRange{srcElem}, valid,
-                                        /*withElseRegion=*/true);
-          {
-            OpBuilder::InsertionGuard guard(b);
-            b.setInsertionPointToStart(ifOp.thenBlock());
-            scf::YieldOp::create(
-                b, loc, ValueRange{memref::LoadOp::create(b, loc, src, pos)});
-            b.setInsertionPointToStart(ifOp.elseBlock());
-            scf::YieldOp::create(b, loc,
-                                 ValueRange{arith::ConstantOp::create(
-                                     b, loc, b.getZeroAttr(srcElem))});
-          }
-          value = ifOp.getResult(0);
-        } else {
-          value = loadElement(b, loc, *this, src, index, slot);
-        }
-        value =
-            tile::castElements(b, loc, value, dstElem, op.getSourceUnsigned(),
-                               op.getDestUnsigned());
-        if (!op.getDestIndices().empty()) {
-          auto [pos, valid] =
-              windowElement(b, loc, dst, op.getDestIndices(), index);
-          buildIf(b, loc, valid, [&](OpBuilder &b) {
-            memref::StoreOp::create(b, loc, value, dst, pos);
-          });
-        } else {
-          storeElement(b, loc, *this, value, dst, index, slot);
-        }
-      });
+  forEachElement(b, loc, op.getTileShape(), dist,
+                 [&](OpBuilder &b, ValueRange index, int64_t slot) {
+                   Value value;
+                   if (!op.getSourceIndices().empty()) {
+                     auto [pos, valid] = windowElement(
+                         b, loc, src, op.getSourceIndices(), index);
+                     value = loadOrZero(b, loc, src, pos, valid);
+                   } else {
+                     value = loadElement(b, loc, *this, src, index, slot);
+                   }
+                   value = tile::castElements(b, loc, value, dstElem,
+                                              op.getSourceUnsigned(),
+                                              op.getDestUnsigned());
+                   if (!op.getDestIndices().empty()) {
+                     auto [pos, valid] =
+                         windowElement(b, loc, dst, op.getDestIndices(), index);
+                     buildIf(b, loc, valid, [&](OpBuilder &b) {
+                       memref::StoreOp::create(b, loc, value, dst, pos);
+                     });
+                   } else {
+                     storeElement(b, loc, *this, value, dst, index, slot);
+                   }
+                 });
   op.erase();
 }
 
@@ -395,19 +400,8 @@ void KernelLowering::emitVectorCopy(OpBuilder &b, tile::CopyOp op,
       at.back() =
           arith::AddIOp::create(b, loc, at.back(), indexConst(b, loc, l));
       auto [p, ok] = windowElement(b, loc, src, origin, at);
-      auto load = scf::IfOp::create(b, loc, TypeRange{srcElem}, ok,
-                                    /*withElseRegion=*/true);
-      OpBuilder::InsertionGuard inner(b);
-      b.setInsertionPointToStart(load.thenBlock());
-      scf::YieldOp::create(b, loc,
-                           ValueRange{memref::LoadOp::create(b, loc, src, p)});
-      b.setInsertionPointToStart(load.elseBlock());
-      scf::YieldOp::create(b, loc,
-                           ValueRange{arith::ConstantOp::create(
-                               b, loc, b.getZeroAttr(srcElem))});
-      b.setInsertionPointAfter(load);
       Value x =
-          tile::castElements(b, loc, load.getResult(0), dstElem,
+          tile::castElements(b, loc, loadOrZero(b, loc, src, p, ok), dstElem,
                              op.getSourceUnsigned(), op.getDestUnsigned());
       memref::StoreOp::create(b, loc, x, dst, at);
     }
@@ -556,20 +550,11 @@ KernelLowering::lowerFragmentVectorCopy(tile::CopyOp op,
         auto [p, ok] = windowElement(b, loc, global, origin, at);
         Value slot = indexConst(b, loc, s + l * slotStep);
         if (load) {
-          auto ld = scf::IfOp::create(b, loc, TypeRange{globalElem}, ok, true);
-          OpBuilder::InsertionGuard inner(b);
-          b.setInsertionPointToStart(ld.thenBlock());
-          scf::YieldOp::create(
-              b, loc, ValueRange{memref::LoadOp::create(b, loc, global, p)});
-          b.setInsertionPointToStart(ld.elseBlock());
-          scf::YieldOp::create(b, loc,
-                               ValueRange{arith::ConstantOp::create(
-                                   b, loc, b.getZeroAttr(globalElem))});
-          b.setInsertionPointAfter(ld);
           memref::StoreOp::create(
               b, loc,
-              tile::castElements(b, loc, ld.getResult(0), fragElem,
-                                 op.getSourceUnsigned(), op.getDestUnsigned()),
+              tile::castElements(b, loc, loadOrZero(b, loc, global, p, ok),
+                                 fragElem, op.getSourceUnsigned(),
+                                 op.getDestUnsigned()),
               f->slots, slot);
         } else {
           buildIf(b, loc, ok, [&](OpBuilder &b) {
@@ -611,44 +596,36 @@ void KernelLowering::lowerParallel(tile::ParallelOp op) {
   // Register-fragment accesses and the loop dimensions they use.
   SmallVector<std::pair<Operation *, SmallVector<int64_t>>> accesses;
   op.walk([&](Operation *inner) {
-    Value m;
-    ValueRange indices;
-    if (auto load = llvm::dyn_cast<memref::LoadOp>(inner)) {
-      m = load.getMemRef();
-      indices = load.getIndices();
-    } else if (auto store = llvm::dyn_cast<memref::StoreOp>(inner)) {
-      m = store.getMemRef();
-      indices = store.getIndices();
-    }
-    if (m && fragment(m))
-      accesses.push_back({inner, *tile::loopIndexDims(indices, body)});
+    std::optional<tile::ElementAccess> access = tile::getElementAccess(inner);
+    if (access && fragment(access->memref))
+      accesses.push_back({inner, *tile::loopIndexDims(access->indices, body)});
   });
-  forEachElement(
-      b, loc, op.getShape(), dist,
-      [&](OpBuilder &b, ValueRange index, int64_t slot) {
-        IRMapping map;
-        map.map(body.getArguments(), index);
-        for (Operation &inner : body.without_terminator())
-          b.clone(inner, map);
-        for (auto &[orig, dims] : accesses) {
-          Operation *copy = map.lookup(orig);
-          Value m = orig->getOperand(llvm::isa<memref::LoadOp>(orig) ? 0 : 1);
-          const RegisterFragment *f = fragment(m);
-          int64_t s = dims.size() == body.getNumArguments()
-                          ? slot
-                          : dist.layout->projectedSlot(dims, slot);
-          OpBuilder rb(copy);
-          Value slotIndex = indexConst(rb, loc, s);
-          if (auto load = llvm::dyn_cast<memref::LoadOp>(copy)) {
-            Value v = memref::LoadOp::create(rb, loc, f->slots, slotIndex);
-            load.getResult().replaceAllUsesWith(v);
-          } else {
-            memref::StoreOp::create(rb, loc, copy->getOperand(0), f->slots,
-                                    slotIndex);
-          }
-          copy->erase();
-        }
-      });
+  forEachElement(b, loc, op.getShape(), dist,
+                 [&](OpBuilder &b, ValueRange index, int64_t slot) {
+                   IRMapping map;
+                   map.map(body.getArguments(), index);
+                   for (Operation &inner : body.without_terminator())
+                     b.clone(inner, map);
+                   for (auto &[orig, dims] : accesses) {
+                     Operation *copy = map.lookup(orig);
+                     const RegisterFragment *f =
+                         fragment(tile::getElementAccess(orig)->memref);
+                     int64_t s = dims.size() == body.getNumArguments()
+                                     ? slot
+                                     : dist.layout->projectedSlot(dims, slot);
+                     OpBuilder rb(copy);
+                     Value slotIndex = indexConst(rb, loc, s);
+                     if (auto load = llvm::dyn_cast<memref::LoadOp>(copy)) {
+                       Value v =
+                           memref::LoadOp::create(rb, loc, f->slots, slotIndex);
+                       load.getResult().replaceAllUsesWith(v);
+                     } else {
+                       memref::StoreOp::create(rb, loc, copy->getOperand(0),
+                                               f->slots, slotIndex);
+                     }
+                     copy->erase();
+                   }
+                 });
   op.erase();
 }
 

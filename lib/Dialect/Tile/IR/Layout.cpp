@@ -268,6 +268,14 @@ std::optional<SmallVector<int64_t>> tlc::tile::loopIndexDims(ValueRange indices,
   return dims;
 }
 
+std::optional<ElementAccess> tlc::tile::getElementAccess(Operation *op) {
+  if (auto load = llvm::dyn_cast<memref::LoadOp>(op))
+    return ElementAccess{load.getMemRef(), load.getIndices(), false};
+  if (auto store = llvm::dyn_cast<memref::StoreOp>(op))
+    return ElementAccess{store.getMemRef(), store.getIndices(), true};
+  return std::nullopt;
+}
+
 bool tlc::tile::isFragment(Value v) {
   auto type = llvm::dyn_cast<MemRefType>(v.getType());
   return type && v.getDefiningOp<AllocOp>() &&
@@ -295,18 +303,16 @@ ParallelPlan tlc::tile::planParallel(ParallelOp op) {
            llvm::cast<MemRefType>(memref.getType()).getShape() == op.getShape();
   };
   op.walk([&](Operation *inner) {
-    if (auto store = llvm::dyn_cast<memref::StoreOp>(inner)) {
-      Value m = store.getMemRef();
-      auto type = llvm::cast<MemRefType>(m.getType());
-      if (getScope(type) == MemScope::local)
-        writesLocal = true;
-      if (!plan.anchor && isFragment(m) && isIdentity(m, store.getIndices()))
-        plan.anchor = m;
-    } else if (auto load = llvm::dyn_cast<memref::LoadOp>(inner)) {
-      Value m = load.getMemRef();
-      if (!loadAnchor && isFragment(m) && isIdentity(m, load.getIndices()))
-        loadAnchor = m;
-    }
+    std::optional<ElementAccess> access = getElementAccess(inner);
+    if (!access)
+      return;
+    Value m = access->memref;
+    if (access->isStore &&
+        getScope(llvm::cast<MemRefType>(m.getType())) == MemScope::local)
+      writesLocal = true;
+    Value &anchor = access->isStore ? plan.anchor : loadAnchor;
+    if (!anchor && isFragment(m) && isIdentity(m, access->indices))
+      anchor = m;
   });
   if (writesLocal) {
     plan.kind = ParallelPlan::Redundant;

@@ -207,19 +207,12 @@ private:
     const FragmentLayout *anchor =
         plan.anchor ? layoutOf(plan.anchor) : nullptr;
     op.walk([&](Operation *inner) {
-      Value m;
-      ValueRange indices;
-      bool isStore = false;
-      if (auto load = llvm::dyn_cast<memref::LoadOp>(inner)) {
-        m = load.getMemRef();
-        indices = load.getIndices();
-      } else if (auto store = llvm::dyn_cast<memref::StoreOp>(inner)) {
-        m = store.getMemRef();
-        indices = store.getIndices();
-        isStore = true;
-      } else {
+      std::optional<ElementAccess> access = getElementAccess(inner);
+      if (!access)
         return;
-      }
+      Value m = access->memref;
+      ValueRange indices = access->indices;
+      bool isStore = access->isStore;
       if (!isFragment(m))
         return;
       if (plan.kind != ParallelPlan::Owned)

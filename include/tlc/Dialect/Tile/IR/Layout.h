@@ -132,6 +132,15 @@ class ParallelOp;
 std::optional<llvm::SmallVector<int64_t>>
 loopIndexDims(mlir::ValueRange indices, mlir::Block &body);
 
+/// A memref.load or memref.store: the memref, its indices and whether it
+/// writes.
+struct ElementAccess {
+  mlir::Value memref;
+  mlir::ValueRange indices;
+  bool isStore = false;
+};
+std::optional<ElementAccess> getElementAccess(mlir::Operation *op);
+
 /// A fragment tile: a `tile.alloc` result in the fragment scope.
 bool isFragment(mlir::Value v);
 /// The layout on a fragment's `tile.alloc`, if inference has set one.
