@@ -348,11 +348,19 @@ int compile(const Options &opts) {
                  << "'; available: " << known << "\n";
     return 1;
   }
-  if (!target->generatesCode() && opts.emit != "stub") {
-    llvm::errs() << "tlc: error: code generation for the " << target->name()
-                 << " target is not implemented yet (only -emit=stub works)\n";
+  // GPU spellings of the emit kinds, checked before any work.
+  bool gpuTarget = target->stubsEmbedBinary();
+  std::string emit = opts.emit;
+  if ((emit == "gpu" || emit == "ptx" || emit == "cubin" || emit == "fatbin") &&
+      !gpuTarget) {
+    llvm::errs() << "tlc: error: -emit=" << emit
+                 << " needs a GPU target (-target=cuda)\n";
     return 1;
   }
+  if (emit == "ptx")
+    emit = "asm";
+  else if (emit == "fatbin")
+    emit = "obj";
   bool cudaStubTesting =
       !opts.cudaStubBinary.empty() || opts.cudaStubSharedBytes != 0;
   if (cudaStubTesting && target->name() != "cuda") {
@@ -455,8 +463,6 @@ int compile(const Options &opts) {
     target->buildTilePipeline(targetTilePM);
     if (mlir::failed(targetTilePM.run(*module)))
       return 1;
-  }
-  if (opts.emit == "tile")
     return emitText(out, stem + ".mlir",
                     [&](llvm::raw_ostream &os) {
                       mlir::OpPrintingFlags flags;
@@ -467,20 +473,8 @@ int compile(const Options &opts) {
                     })
                ? 0
                : 1;
-
-  // GPU spellings of the emit kinds.
-  bool gpuTarget = target->stubsEmbedBinary();
-  std::string emit = opts.emit;
-  if ((emit == "gpu" || emit == "ptx" || emit == "cubin" || emit == "fatbin") &&
-      !gpuTarget) {
-    llvm::errs() << "tlc: error: -emit=" << emit
-                 << " needs a GPU target (-target=cuda)\n";
-    return 1;
   }
-  if (emit == "ptx")
-    emit = "asm";
-  else if (emit == "fatbin")
-    emit = "obj";
+
   if (emit == "gpu") {
     mlir::PassManager gpuPM(&context);
     configure(gpuPM);

@@ -53,8 +53,6 @@ public:
   virtual llvm::StringRef binaryExtension() const = 0;
   /// File name extension of -emit=asm (".s").
   virtual llvm::StringRef asmExtension() const { return ".s"; }
-  /// False while a target can emit launch stubs but no device code yet.
-  virtual bool generatesCode() const { return true; }
 
   /// Target-dependent passes that still produce tile IR (layout inference
   /// on GPUs); `-emit=tile` shows their result.

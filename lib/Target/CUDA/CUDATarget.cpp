@@ -86,6 +86,29 @@ llvm::Expected<std::string> readFile(llvm::StringRef path) {
   return (*buffer)->getBuffer().str();
 }
 
+/// ptxas cannot parse an escaped quote in a `.file` name (a .tl file named
+/// a"b.tl with -g): in `.file` lines, \" becomes ' (other escapes stay).
+std::string withPtxasFileNames(std::string ptx) {
+  for (size_t at = ptx.find("\t.file\t"); at != std::string::npos;
+       at = ptx.find("\t.file\t", at + 1)) {
+    size_t end = std::min(ptx.find('\n', at), ptx.size());
+    std::string line;
+    for (size_t i = at; i < end; ++i) {
+      if (ptx[i] == '\\' && i + 1 < end) {
+        if (ptx[i + 1] == '"')
+          line += '\'';
+        else
+          line.append(ptx, i, 2);
+        ++i;
+      } else {
+        line += ptx[i];
+      }
+    }
+    ptx.replace(at, end - at, line);
+  }
+  return ptx;
+}
+
 /// A temporary directory removed with everything in it.
 struct TempDir {
   llvm::SmallString<128> path;
@@ -236,33 +259,7 @@ public:
         return llvm::createStringError("NVPTX cannot emit PTX");
       pm.run(module);
     }
-    // ptxas cannot parse an escaped quote in a `.file` name (a .tl file
-    // named a"b.tl with -g): such names get a plain quote-free spelling.
-    for (size_t at = ptx.find("\t.file\t"); at != std::string::npos;
-         at = ptx.find("\t.file\t", at + 1)) {
-      size_t end = ptx.find('\n', at);
-      std::string line = ptx.substr(at, end - at);
-      size_t open = line.find('"');
-      if (open == std::string::npos)
-        continue;
-      std::string name = line.substr(open + 1);
-      if (!llvm::StringRef(name).contains("\\\""))
-        continue;
-      // Drop the closing quote (and a trailing timestamp/size, if any).
-      size_t close = name.rfind('"');
-      std::string inner = name.substr(0, close), rest = name.substr(close);
-      llvm::SmallString<64> fixed;
-      for (size_t i = 0; i < inner.size(); ++i) {
-        if (inner[i] == '\\' && i + 1 < inner.size() && inner[i + 1] == '"') {
-          fixed += '\'';
-          ++i;
-        } else {
-          fixed += inner[i];
-        }
-      }
-      ptx.replace(at, end - at,
-                  line.substr(0, open + 1) + fixed.str().str() + rest);
-    }
+    ptx = withPtxasFileNames(std::move(ptx));
     if (kind == EmitKind::Asm || kind == EmitKind::LLVM) {
       os << ptx;
       return llvm::Error::success();
