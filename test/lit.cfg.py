@@ -14,6 +14,11 @@ config.test_exec_root = os.path.join(config.tlc_obj_root, "test")
 
 config.environment["PATH"] = os.pathsep.join(
     [config.tlc_tools_dir, config.llvm_tools_dir, config.environment.get("PATH", os.environ["PATH"])])
+# A PATH with tlc and the LLVM tools but no CUDA toolkit, for the tests of
+# what tlc says when the toolkit is missing.
+config.substitutions.append(
+    ("%path_without_cuda",
+     os.pathsep.join([config.tlc_tools_dir, config.llvm_tools_dir, "/usr/bin", "/bin"])))
 
 # %cxx compiles a driver against a generated stub: the runtime headers are
 # in include/; examples/ holds the .tl sources.
