@@ -1,4 +1,5 @@
 //===- MLIRGen.cpp - Checked AST to the tile dialect ----------------------===//
+#include "tlc/Dialect/Tile/IR/AttrNames.h"
 #include "tlc/MLIRGen/MLIRGen.h"
 #include "tlc/Dialect/Tile/IR/TileOps.h"
 #include "tlc/Dialect/Tile/IR/TileUtils.h"
@@ -583,12 +584,12 @@ private:
                                : arith::ConstantIndexOp::create(b, l, 1);
     auto loop = scf::ForOp::create(b, l, lb, ub, step);
     for (auto &kw : s->kwargs)
-      loop->setAttr(s->loopKind == tlc::LoopKind::Pipelined ? "tile.stages"
-                                                            : "tile.unroll",
+      loop->setAttr(s->loopKind == tlc::LoopKind::Pipelined ? tlc::tile::attr::kStages
+                                                            : tlc::tile::attr::kUnroll,
                     b.getI64IntegerAttr(kw.value->constValue->i));
     if (s->loopKind == tlc::LoopKind::Pipelined &&
-        !loop->hasAttr("tile.stages"))
-      loop->setAttr("tile.stages", b.getI64IntegerAttr(2));
+        !loop->hasAttr(tlc::tile::attr::kStages))
+      loop->setAttr(tlc::tile::attr::kStages, b.getI64IntegerAttr(2));
     values[s->symbol] = loop.getInductionVar();
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPoint(loop.getBody()->getTerminator());
@@ -636,7 +637,7 @@ private:
     auto fn = func::FuncOp::create(b, loc(inst.decl->nameRange.Start), name,
                                    b.getFunctionType(argTypes, results));
     fn.setPrivate();
-    fn->setAttr("tile.fn", b.getUnitAttr());
+    fn->setAttr(tlc::tile::attr::kFn, b.getUnitAttr());
     entryBlock = fn.addEntryBlock();
     for (size_t i = 0; i < inst.args.size(); ++i)
       values[inst.args[i]] = entryBlock->getArgument(i);
@@ -656,9 +657,9 @@ private:
     b.setInsertionPointToEnd(module->getBody());
     auto fn = func::FuncOp::create(b, loc(k.decl->nameRange.Start), k.name,
                                    b.getFunctionType(argTypes, {}));
-    fn->setAttr("tile.kernel", b.getUnitAttr());
-    fn->setAttr("tile.threads", b.getI64IntegerAttr(k.threads));
-    fn->setAttr("tile.grid_rank", b.getI64IntegerAttr(k.decl->grid.size()));
+    fn->setAttr(tlc::tile::attr::kKernel, b.getUnitAttr());
+    fn->setAttr(tlc::tile::attr::kThreads, b.getI64IntegerAttr(k.threads));
+    fn->setAttr(tlc::tile::attr::kGridRank, b.getI64IntegerAttr(k.decl->grid.size()));
     SmallVector<NamedAttribute> dims;
     for (const tlc::SymDimInfo &d : k.symDims) {
       SmallVector<Attribute> uses;
@@ -667,7 +668,7 @@ private:
             b.getDenseI64ArrayAttr({(int64_t)u.arg, (int64_t)u.dim}));
       dims.push_back(b.getNamedAttr(d.name, b.getArrayAttr(uses)));
     }
-    fn->setAttr("tile.dims", b.getDictionaryAttr(dims));
+    fn->setAttr(tlc::tile::attr::kDims, b.getDictionaryAttr(dims));
     entryBlock = fn.addEntryBlock();
     b.setInsertionPointToEnd(entryBlock);
     Location l = loc(k.decl->range.Start);

@@ -5,8 +5,8 @@
 // declarations of NAME.h, the argument checks (dtypes, ranks, strides,
 // alignment), the binding of symbolic dimensions from the shapes, the grid
 // printed as C++ and the C entry point that wraps the C++ one. A target's
-// emitter (StubEmitter.cpp for the CPU, CudaStubEmitter.cpp for CUDA) adds
-// how the blocks run.
+// emitter (StubEmitter.cpp for the CPU, GpuStubEmitter.cpp for CUDA and ROCm)
+// adds how the blocks run.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TLC_LIB_STUB_STUBCOMMON_H

@@ -1,10 +1,11 @@
-// RUN: tlc-opt %s -split-input-file -verify-diagnostics --convert-tile-to-gpu
-// RUN: not tlc-opt %s -split-input-file --tile-infer-layouts '--convert-tile-to-gpu=max-shared-bytes=1024 arch=sm_80' 2>&1 | FileCheck %s --check-prefix=LIMIT
+// RUN: tlc-opt %s -split-input-file -verify-diagnostics --tile-attach-target --convert-tile-to-gpu
+// RUN: not tlc-opt %s -split-input-file --tile-infer-layouts --convert-tile-to-gpu 2>&1 | FileCheck %s --check-prefix=LIMIT
 // Errors of convert-tile-to-gpu, located at the op or kernel: fragments
 // need a layout that fits them (tile-infer-layouts gives them one), nothing
 // but tile ops and parallel bodies may use a register fragment, and a
 // kernel's shared tiles plus reduction scratch must fit in a block's shared
-// memory (max-shared-bytes, named after arch in the message).
+// memory (max_shared_bytes of the #tile.target, named after its arch in the
+// message).
 
 func.func @no_layout(%X: memref<?xf32, strided<[1], offset: ?>>, %i: index)
     attributes {tile.kernel, tile.threads = 128 : i64} {
@@ -71,9 +72,11 @@ func.func @too_much_shared(%X: memref<?x?xf32, strided<[?, 1], offset: ?>>)
 
 // -----
 
-// With max-shared-bytes=1024, 2 KiB of shared tiles are too much; the
-// message names the arch option.
-// LIMIT: convert-tile-to-gpu-invalid.mlir:[[@LINE+1]]:1: error: kernel 'two_kib' needs 2048 bytes of shared memory (tiles and reduction scratch); sm_80 allows
+// With max_shared_bytes = 1024, 2 KiB of shared tiles are too much; the
+// message names the target's arch. (The first RUN line replaces this
+// description by sm_90a's, where they fit.)
+module attributes {tile.target = #tile.target<vendor = "cuda", arch = "tiny_arch", warp_size = 32, max_shared_bytes = 1024, max_threads = 1024, max_registers = 255, vector_bytes = 16, async_copy = true, mma = "">} {
+// LIMIT: convert-tile-to-gpu-invalid.mlir:[[@LINE+1]]:1: error: kernel 'two_kib' needs 2048 bytes of shared memory (tiles and reduction scratch); tiny_arch allows 1024
 func.func @two_kib(%X: memref<?x?xf32, strided<[?, 1], offset: ?>>)
     attributes {tile.kernel, tile.threads = 128 : i64} {
   %c0 = arith.constant 0 : index
@@ -81,4 +84,5 @@ func.func @two_kib(%X: memref<?x?xf32, strided<[?, 1], offset: ?>>)
   tile.copy %X[%c0, %c0] to %s : memref<?x?xf32, strided<[?, 1], offset: ?>>, memref<512xf32, #tile.scope<shared>>
   tile.copy %s to %X[%c0, %c0] : memref<512xf32, #tile.scope<shared>>, memref<?x?xf32, strided<[?, 1], offset: ?>>
   return
+}
 }

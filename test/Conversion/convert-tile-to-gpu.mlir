@@ -1,5 +1,5 @@
-// RUN: tlc-opt %s -split-input-file --tile-infer-layouts --convert-tile-to-gpu \
-// RUN:   | FileCheck %s '--implicit-check-not={{^ *(%[^ ]+ = )?tile\.}}' --implicit-check-not='#tile.' --implicit-check-not='func.func'
+// RUN: tlc-opt %s -split-input-file --tile-attach-target --tile-infer-layouts --convert-tile-to-gpu \
+// RUN:   | FileCheck %s '--implicit-check-not={{^ *(%[^ ]+ = )?tile\.}}' '--implicit-check-not={{#tile\.(scope|layout|reduce_kind)}}' --implicit-check-not='func.func'
 // Kernels become gpu.func kernels in gpu.module @tlc_kernels with the launch
 // ABI of docs/abi.md; tiles get storage (shared: views of the dynamic shared
 // memory; local: per-thread allocas; fragments: per-thread register slots
@@ -9,7 +9,7 @@
 
 // The ABI: per tensor a memref<1xT> data pointer, then R sizes and R
 // strides as i64; scalars by value, bool as i8. The block size is known.
-// CHECK: module attributes {gpu.container_module}
+// CHECK: module attributes {gpu.container_module, tile.target = #tile.target<vendor = "cuda", arch = "sm_90a"
 // CHECK: gpu.module @tlc_kernels {
 // CHECK: gpu.func @tlc_abi(%[[X:[^:]*]]: memref<1xf32>, %[[XS0:[^:]*]]: i64, %[[XS1:[^:]*]]: i64, %[[XT0:[^:]*]]: i64, %{{[^:]*}}: i64,
 // CHECK-SAME: %[[W:[^:]*]]: memref<1xf16>, %{{[^:]*}}: i64, %{{[^:]*}}: i64,
@@ -17,7 +17,7 @@
 // CHECK-SAME: %[[ALPHA:[^:]*]]: f32, %[[FLAG:[^:]*]]: i8) kernel
 // CHECK-SAME: known_block_size = array<i32: 128, 1, 1>
 // Shared tiles: 16 f32 at 0, 3 f16 at 128 (128-byte aligned): 134 bytes.
-// CHECK-SAME: tlc.shared_bytes = 134 : i64
+// CHECK-SAME: tile.shared_bytes = 134 : i64
 // Storage first, then the thread id.
 // CHECK: %[[SMEM:.*]] = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
 // CHECK: %[[OFF0:.*]] = arith.constant 0 : index
@@ -156,7 +156,7 @@ func.func @abi(%X: memref<?x?xf32, strided<[?, 1], offset: ?>>, %W: memref<64xf1
 // only the first replica (tid / 16 == 0) adds.
 // CHECK: gpu.func @tlc_colsum(
 // CHECK-SAME: kernel attributes {known_block_size = array<i32: 128, 1, 1>
-// CHECK-SAME: tlc.shared_bytes = 4096 : i64
+// CHECK-SAME: tile.shared_bytes = 4096 : i64
 // CHECK: %[[SMEM:.*]] = gpu.dynamic_shared_memory
 // CHECK: %[[X:.*]] = memref.alloca() : memref<8xf32>
 // CHECK: %[[ACC:.*]] = memref.alloca() : memref<8xf32>
@@ -197,7 +197,7 @@ func.func @colsum(%X: memref<?x?xf32, strided<[?, 1], offset: ?>>, %Out: memref<
 // fills.
 // CHECK: gpu.func @tlc_gemm(
 // CHECK-SAME: known_block_size = array<i32: 64, 1, 1>
-// CHECK-SAME: tlc.shared_bytes = 512 : i64
+// CHECK-SAME: tile.shared_bytes = 512 : i64
 // CHECK: %[[SMEM:.*]] = gpu.dynamic_shared_memory
 // CHECK: %[[AS:.*]] = memref.view %[[SMEM]]{{.*}} to memref<16x4xf32, #gpu.address_space<workgroup>>
 // CHECK: %[[BS:.*]] = memref.view %[[SMEM]]{{.*}} to memref<16x4xf32, #gpu.address_space<workgroup>>
@@ -255,7 +255,7 @@ func.func @gemm(%A: memref<?x?xf32, strided<[?, 1], offset: ?>>, %C: memref<?x?x
 // view like the others; the element access outside parallel is followed by
 // a barrier too.
 // CHECK: gpu.func @tlc_demoted(
-// CHECK-SAME: tlc.shared_bytes = 64 : i64
+// CHECK-SAME: tile.shared_bytes = 64 : i64
 // CHECK: %[[SMEM:.*]] = gpu.dynamic_shared_memory
 // CHECK: %[[F:.*]] = memref.view %[[SMEM]]{{.*}} to memref<16xf32, #gpu.address_space<workgroup>>
 // CHECK: memref.store %{{.*}}, %[[F]]
@@ -284,7 +284,7 @@ func.func @demoted(%X: memref<?xf32, strided<[1], offset: ?>>, %i: index)
 // threads 0, 2, 4, 6) reads, adds and writes the shared element, once; a
 // barrier follows.
 // CHECK: gpu.func @tlc_rowsum_shared(
-// CHECK-SAME: tlc.shared_bytes = 16 : i64
+// CHECK-SAME: tile.shared_bytes = 16 : i64
 // CHECK: %[[SMEM:.*]] = gpu.dynamic_shared_memory
 // CHECK: %[[SUM:.*]] = memref.view %[[SMEM]]{{.*}} to memref<4xf32, #gpu.address_space<workgroup>>
 // CHECK: %[[TID:.*]] = gpu.thread_id x
@@ -324,7 +324,7 @@ func.func @rowsum_shared(%X: memref<?x?xf32, strided<[?, 1], offset: ?>>, %Out: 
 // through a 2 x 4 f32 scratch (32 bytes) between barriers.
 // CHECK: gpu.func @tlc_rowmax_48(
 // CHECK-SAME: known_block_size = array<i32: 48, 1, 1>
-// CHECK-SAME: tlc.shared_bytes = 32 : i64
+// CHECK-SAME: tile.shared_bytes = 32 : i64
 // CHECK-NOT: gpu.shuffle
 // CHECK: %[[SCRATCH:.*]] = memref.view %{{.*}} to memref<8xf32, #gpu.address_space<workgroup>>
 // CHECK: memref.store %{{.*}}, %[[SCRATCH]][%{{.*}}] : memref<8xf32, #gpu.address_space<workgroup>>

@@ -1,5 +1,5 @@
 // RUN: tlc-opt %s -split-input-file --tile-infer-layouts | FileCheck %s
-// RUN: tlc-opt %s -split-input-file --tile-infer-layouts=mma=true | FileCheck %s --check-prefix=MMA
+// RUN: tlc-opt %s -split-input-file --tile-attach-target --tile-infer-layouts | FileCheck %s --check-prefix=MMA
 // Every fragment of a kernel gets a #tile.layout over the kernel's
 // tile.threads threads, from the ops that use it; a fragment no register
 // layout can serve moves to shared memory with the reason in tile.demoted.

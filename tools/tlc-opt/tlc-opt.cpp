@@ -1,8 +1,8 @@
-//===- tlc-opt.cpp - MLIR optimizer driver with the tile dialect
-//-----------===//
+//===- tlc-opt.cpp - MLIR optimizer driver with the tile dialect --------===//
 #include "tlc/Conversion/Passes.h"
 #include "tlc/Dialect/Tile/IR/TileDialect.h"
 #include "tlc/Dialect/Tile/Transforms/Passes.h"
+#include "tlc/Target/Passes.h"
 
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
@@ -14,6 +14,8 @@ int main(int argc, char **argv) {
   mlir::registerAllPasses();
   tlc::tile::registerTilePasses();
   tlc::registerConversionPasses();
+  tlc::registerTargetPasses();
+  tlc::registerGPUTargets();
   mlir::DialectRegistry registry;
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry); // e.g. func's inliner interface

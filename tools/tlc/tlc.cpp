@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "tlc/Conversion/Passes.h"
+#include "tlc/Dialect/Tile/IR/AttrNames.h"
 #include "tlc/Dialect/Tile/IR/TileDialect.h"
 #include "tlc/Dialect/Tile/Transforms/Passes.h"
 #include "tlc/Frontend/ASTPrinter.h"
@@ -426,6 +427,9 @@ int compile(const Options &opts) {
     llvm::errs() << "tlc: internal error: generated tile IR does not verify\n";
     return 2;
   }
+  // What the target offers, for every pass that follows.
+  if (mlir::Attribute description = target->describe(context))
+    (*module)->setAttr(tile::attr::kTarget, description);
 
   auto configure = [&](mlir::PassManager &pm) {
     if (opts.printIRAfterAll) {
@@ -677,5 +681,6 @@ int main(int argc, char **argv) {
   mlir::registerAllPasses();
   tile::registerTilePasses();
   registerConversionPasses();
+  registerGPUTargets();
   return compile(opts);
 }

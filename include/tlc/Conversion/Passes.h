@@ -6,8 +6,6 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
-#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
-#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -20,6 +18,10 @@ namespace tlc {
 #include "tlc/Conversion/Passes.h.inc"
 #define GEN_PASS_REGISTRATION
 #include "tlc/Conversion/Passes.h.inc"
+
+/// Registers every GPU vendor's part of convert-tile-to-gpu (its target
+/// info and MMA kinds). Tools call it once, before running passes.
+void registerGPUTargets();
 } // namespace tlc
 
 #endif // TLC_CONVERSION_PASSES_H

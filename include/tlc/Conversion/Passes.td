@@ -83,20 +83,27 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "mlir::ModuleOp"> {
     R strides (i64), then scalars by value (bool as i8). `tile.block_id`
     becomes `gpu.block_id`. Tiles get storage: shared tiles are views into
     one dynamic shared memory buffer (128-byte aligned, size recorded in
-    `tlc.shared_bytes`), local tiles per-thread allocas, and fragments
+    `tile.shared_bytes`), local tiles per-thread allocas, and fragments
     per-thread register arrays laid out by their `tile.layout` (run
     tile-infer-layouts first). Tile ops become loops over the elements each
     thread owns: fragments by layout, shared/global tiles round-robin over
     the threads, with bounds checks on global windows; reductions combine
     registers, then lanes with `gpu.shuffle xor`, then warps through shared
-    scratch; gemm accumulates in registers, with `ldmatrix` + `mma.sync`
-    m16n8k16 when the accumulator has the MMA layout and with FMAs
+    scratch; gemm accumulates in registers, on the target's matrix
+    instructions when the accumulator has the layout of the target's MMA
+    kind (NVIDIA: ldmatrix + mma.sync m16n8k16; AMD: MFMA) and with FMAs
     otherwise. Rows of shared tiles whose length is a multiple of 32 bytes
-    get 16 bytes of padding so ldmatrix reads no bank twice. In loops marked
-    `tile.stages = S` (`pipelined`), copies from global memory into shared
-    tiles become S-stage cp.async pipelines (multi-buffered tiles,
-    cp.async.wait_group S-2 and a barrier per iteration). A `gpu.barrier`
-    follows every op that touches shared memory.
+    get 16 bytes of padding so matrix loads read no bank twice. When the
+    target has asynchronous copies, copies from global memory into shared
+    tiles in loops marked `tile.stages = S` (`pipelined`) become S-stage
+    pipelines (multi-buffered tiles, a wait for the oldest group and a
+    barrier per iteration). A `gpu.barrier` follows every op that touches
+    shared memory.
+
+    Everything target-specific comes from the module's `#tile.target`
+    (warp size, shared-memory limit, largest block, asynchronous copies, MMA
+    kind) and the vendor's target info that its `vendor` selects
+    (lib/Conversion/TileToGPU/NVIDIA, AMD); the pass has no options.
 
     Before:
     ```mlir
@@ -111,21 +118,10 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "mlir::ModuleOp"> {
     }
     ```
   }];
-  let options = [
-    Option<"maxSharedBytes", "max-shared-bytes", "int64_t", "232448",
-           "dynamic shared memory a block may use (227 KiB on sm_90)">,
-    Option<"archName", "arch", "std::string", "\"sm_90a\"",
-           "architecture named in the shared-memory diagnostic">,
-    Option<"asyncCopy", "async-copy", "bool", "true",
-           "pipelined loops use cp.async (sm_80 and newer); without it they "
-           "stay synchronous loops">
-  ];
   let dependentDialects = [
     "mlir::arith::ArithDialect", "mlir::memref::MemRefDialect",
     "mlir::scf::SCFDialect", "mlir::math::MathDialect",
-    "mlir::gpu::GPUDialect", "mlir::nvgpu::NVGPUDialect",
-    "mlir::NVVM::NVVMDialect", "mlir::LLVM::LLVMDialect",
-    "mlir::vector::VectorDialect"
+    "mlir::gpu::GPUDialect", "mlir::vector::VectorDialect"
   ];
 }
 

@@ -5,8 +5,8 @@
 // shapes against the kernel's symbolic dimensions, strides, alignment),
 // computes the grid and runs the kernel: on the CPU every block of
 // NAME.o (_mlir_ciface_tlc_block_NAME) on the tlc runtime thread pool; on
-// CUDA the device binary embedded in NAME.cpp, through the driver API loaded
-// at run time. See docs/abi.md.
+// CUDA and ROCm the device binary embedded in NAME.cpp, through the CUDA
+// driver API or the HIP module API loaded at run time. See docs/abi.md.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TLC_STUB_STUBEMITTER_H
@@ -41,9 +41,9 @@ struct GpuKernelInfo {
   int64_t threads = 128;
   /// Dynamic shared memory per block, in bytes.
   int64_t dynamicSharedBytes = 0;
-  /// The device binary (cubin, fatbin or NUL-terminated PTX). Empty when no
-  /// binary exists: the stub then fails every launch with "kernel binary not
-  /// available".
+  /// The device binary (CUDA: cubin, fatbin or NUL-terminated PTX; ROCm: an
+  /// AMDGPU code object or offload bundle). Empty when no binary exists: the
+  /// stub then fails every launch with "kernel binary not available".
   std::vector<uint8_t> binary;
 };
 
@@ -52,6 +52,12 @@ struct GpuKernelInfo {
 /// embedded, launched through tlc/Runtime/tlc_cuda.h. The kernel parameter
 /// ABI is described in docs/abi.md.
 StubFiles emitCudaStub(const GpuKernelInfo &info, llvm::StringRef headerName);
+
+/// Generates the ROCm launch stub: the same as the CUDA stub (API, kernel
+/// parameter ABI, `threads` x 1 x 1 blocks, dynamic shared memory = LDS)
+/// launched through tlc/Runtime/tlc_hip.h, which loads libamdhip64.so with
+/// dlopen; LaunchOptions::stream is the hipStream_t.
+StubFiles emitHipStub(const GpuKernelInfo &info, llvm::StringRef headerName);
 
 } // namespace tlc
 

@@ -54,6 +54,13 @@ public:
   /// File name extension of -emit=asm (".s").
   virtual llvm::StringRef asmExtension() const { return ".s"; }
 
+  /// The description of the target and -arch that tile passes read
+  /// (#tile.target, set on the module as attribute tile.target); null for
+  /// targets whose passes need none.
+  virtual mlir::Attribute describe(mlir::MLIRContext &ctx) const {
+    return {};
+  }
+
   /// Target-dependent passes that still produce tile IR (layout inference
   /// on GPUs); `-emit=tile` shows their result.
   virtual void buildTilePipeline(mlir::OpPassManager &) const {}

@@ -4,6 +4,7 @@
 // atomic_add) and the kernel ABI. Gemm and parallel live in their own files.
 //
 //===----------------------------------------------------------------------===//
+#include "tlc/Dialect/Tile/IR/AttrNames.h"
 #include "CPULowering.h"
 #include "tlc/Conversion/Passes.h"
 #include "tlc/Dialect/Tile/IR/TileUtils.h"
@@ -288,7 +289,7 @@ struct ConvertTileToCPU
       return signalPassFailure();
     }
     for (func::FuncOp fn : module.getOps<func::FuncOp>()) {
-      if (fn->hasAttr("tile.fn") && !fn.symbolKnownUseEmpty(module)) {
+      if (fn->hasAttr(tile::attr::kFn) && !fn.symbolKnownUseEmpty(module)) {
         fn.emitError(
             "tile fn calls must be inlined before convert-tile-to-cpu");
         return signalPassFailure();
@@ -297,7 +298,7 @@ struct ConvertTileToCPU
     // Tile fns are inlined by now; their bodies are not lowered separately.
     for (func::FuncOp fn :
          llvm::make_early_inc_range(module.getOps<func::FuncOp>()))
-      if (fn->hasAttr("tile.fn"))
+      if (fn->hasAttr(tile::attr::kFn))
         fn.erase();
 
     SmallVector<Operation *> ops;
@@ -356,19 +357,19 @@ struct ConvertTileToCPU
     });
 
     for (func::FuncOp fn : module.getOps<func::FuncOp>())
-      if (fn->hasAttr("tile.kernel"))
+      if (fn->hasAttr(tile::attr::kKernel))
         lowerKernelABI(fn);
 
     // `for k in range(n, unroll = U)`: unroll by U here (a remainder loop
     // covers trip counts that are not multiples of U).
     SmallVector<scf::ForOp> unroll;
     module.walk([&](scf::ForOp loop) {
-      if (loop->hasAttr("tile.unroll"))
+      if (loop->hasAttr(tile::attr::kUnroll))
         unroll.push_back(loop);
     });
     for (scf::ForOp loop : unroll) {
-      int64_t factor = loop->getAttrOfType<IntegerAttr>("tile.unroll").getInt();
-      loop->removeAttr("tile.unroll");
+      int64_t factor = loop->getAttrOfType<IntegerAttr>(tile::attr::kUnroll).getInt();
+      loop->removeAttr(tile::attr::kUnroll);
       if (factor > 1 && failed(loopUnrollByFactor(loop, factor))) {
         loop.emitError("cannot unroll this loop");
         return signalPassFailure();

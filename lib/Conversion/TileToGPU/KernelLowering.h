@@ -9,8 +9,12 @@
 #ifndef TLC_CONVERSION_TILETOGPU_KERNELLOWERING_H
 #define TLC_CONVERSION_TILETOGPU_KERNELLOWERING_H
 
+#include "TargetInfo.h"
+
 #include "tlc/Dialect/Tile/IR/Layout.h"
 #include "tlc/Dialect/Tile/IR/TileOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -18,6 +22,24 @@
 #include "llvm/ADT/DenseMap.h"
 
 namespace tlc::gpu_lowering {
+
+inline mlir::Value indexConst(mlir::OpBuilder &b, mlir::Location loc,
+                              int64_t v) {
+  return mlir::arith::ConstantIndexOp::create(b, loc, v);
+}
+
+inline mlir::MemRefType memrefType(mlir::Value v) {
+  return llvm::cast<mlir::MemRefType>(v.getType());
+}
+
+/// Whether `v` is a memref in shared (workgroup) memory.
+inline bool isWorkgroup(mlir::Value v) {
+  auto type = llvm::dyn_cast<mlir::MemRefType>(v.getType());
+  auto space = type ? llvm::dyn_cast_or_null<mlir::gpu::AddressSpaceAttr>(
+                          type.getMemorySpace())
+                    : nullptr;
+  return space && space.getValue() == mlir::gpu::AddressSpace::Workgroup;
+}
 
 /// A fragment in registers: `slots` is a per-thread memref<S x T> whose
 /// constant-indexed accesses LLVM promotes to registers.
@@ -42,11 +64,13 @@ struct Distribution {
 
 class KernelLowering {
 public:
-  KernelLowering(mlir::gpu::GPUFuncOp func, int64_t threads)
-      : func(func), threads(threads) {}
+  KernelLowering(mlir::gpu::GPUFuncOp func, int64_t threads,
+                 const GPUTargetInfo &target)
+      : func(func), threads(threads), target(target) {}
 
   mlir::gpu::GPUFuncOp func;
   int64_t threads;
+  const GPUTargetInfo &target;
   mlir::Value tid; ///< index
   llvm::DenseMap<mlir::Value, RegisterFragment> fragments;
   /// Bytes of dynamic shared memory: tiles first, then reduction scratch.
@@ -91,10 +115,9 @@ public:
       llvm::function_ref<void(mlir::OpBuilder &, mlir::ValueRange)> body);
   void lowerParallel(tile::ParallelOp op);
   void lowerReduce(tile::ReduceOp op);
+  /// On the target's matrix instructions (GPUTargetInfo::lowerMmaGemm)
+  /// when they serve, FMAs otherwise.
   void lowerGemm(tile::GemmOp op);
-  /// ldmatrix + mma.sync when C has an MMA accumulator layout and the
-  /// operands suit it; failure (nothing changed) otherwise.
-  mlir::LogicalResult lowerGemmMma(tile::GemmOp op);
   void lowerAtomicAdd(tile::AtomicAddOp op);
 };
 
@@ -109,7 +132,8 @@ llvm::SmallVector<PipelinedLoop> findPipelinedLoops(mlir::Operation *func);
 /// Rewrites the loop; `buffers` maps each producer's shared tile to its
 /// [S, ...] buffers in shared memory.
 void pipelineLoop(const PipelinedLoop &p,
-                  const llvm::DenseMap<mlir::Value, mlir::Value> &buffers);
+                  const llvm::DenseMap<mlir::Value, mlir::Value> &buffers,
+                  const GPUTargetInfo &target);
 
 /// Reads element `index` of tile `v` (slot used for register fragments).
 mlir::Value loadElement(mlir::OpBuilder &b, mlir::Location loc,

@@ -7,16 +7,14 @@
 // (through shared scratch).
 //
 //===----------------------------------------------------------------------===//
+#include "tlc/Dialect/Tile/IR/AttrNames.h"
 #include "KernelLowering.h"
 
 #include "tlc/Dialect/Tile/IR/TileUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
-#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
-#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
@@ -28,25 +26,11 @@ using namespace tlc;
 using namespace tlc::gpu_lowering;
 using tile::FragmentLayout;
 
-static Value indexConst(OpBuilder &b, Location loc, int64_t v) {
-  return arith::ConstantIndexOp::create(b, loc, v);
-}
-
 static int64_t product(ArrayRef<int64_t> shape) {
   int64_t n = 1;
   for (int64_t d : shape)
     n *= d;
   return n;
-}
-
-static MemRefType memrefType(Value v) {
-  return llvm::cast<MemRefType>(v.getType());
-}
-
-static bool isWorkgroup(Value v) {
-  auto space = llvm::dyn_cast_or_null<gpu::AddressSpaceAttr>(
-      memrefType(v).getMemorySpace());
-  return space && space.getValue() == gpu::AddressSpace::Workgroup;
 }
 
 static bool isLocal(Value v) {
@@ -270,7 +254,7 @@ void KernelLowering::lowerCopy(tile::CopyOp op) {
       succeeded(
           lowerFragmentVectorCopy(op, *dist.layout, dist.firstReplicaOnly)))
     return;
-  if (op->hasAttr("tlc.async"))
+  if (op->hasAttr(tile::attr::kAsync))
     return lowerAsyncCopy(op);
   if (dist.kind == Distribution::Strided && !op.getSourceIndices().empty() &&
       succeeded(lowerVectorCopy(op)))
@@ -302,7 +286,7 @@ void KernelLowering::lowerCopy(tile::CopyOp op) {
 }
 
 /// Whether the 16-byte chunks of a copy from global window `op` can be
-/// vector (or cp.async) accesses: element types of at least a byte and a
+/// vector (or asynchronous) accesses: element types of at least a byte and a
 /// tile row made of whole chunks. Returns the chunk width in elements.
 static int64_t vectorWidth(tile::CopyOp op) {
   Type srcElem = memrefType(op.getSource()).getElementType();
@@ -418,8 +402,9 @@ LogicalResult KernelLowering::lowerVectorCopy(tile::CopyOp op) {
   return success();
 }
 
-/// A copy the pipeliner made asynchronous: cp.async of 16 bytes per chunk
-/// (fewer source bytes at a ragged edge, the rest zero-filled), or the
+/// A copy the pipeliner made asynchronous: the target's asynchronous copy of
+/// 16 bytes per chunk (fewer source bytes at a ragged edge, the rest
+/// zero-filled), or the
 /// synchronous vector copy when the tensor is not 16-byte aligned.
 void KernelLowering::lowerAsyncCopy(tile::CopyOp op) {
   OpBuilder b(op);
@@ -445,9 +430,7 @@ void KernelLowering::lowerAsyncCopy(tile::CopyOp op) {
       count = arith::SelectOp::create(b, loc, valid, count, zero);
       for (Value &p : pos)
         p = arith::SelectOp::create(b, loc, valid, p, zero);
-      nvgpu::DeviceAsyncCopyOp::create(b, loc, dst, index, src, pos,
-                                       b.getIndexAttr(width), count,
-                                       /*bypassL1=*/b.getUnitAttr());
+      target.asyncCopy(b, loc, dst, index, src, pos, width, count);
     });
     b.setInsertionPoint(ifOp.elseBlock()->getTerminator());
     // Not aligned: every chunk element by element.
@@ -633,22 +616,6 @@ void KernelLowering::lowerParallel(tile::ParallelOp op) {
 // reduce
 //===----------------------------------------------------------------------===//
 
-/// A lane-to-lane exchange: gpu.shuffle works on 32-bit values here.
-static Value shuffleXor(OpBuilder &b, Location loc, Value v, int64_t offset) {
-  Type type = v.getType();
-  Value wide = v;
-  if (type.getIntOrFloatBitWidth() < 32)
-    wide =
-        tile::castElements(b, loc, v,
-                           llvm::isa<FloatType>(type) ? Type(b.getF32Type())
-                                                      : Type(b.getI32Type()));
-  auto shuffle = gpu::ShuffleOp::create(
-      b, loc, wide, static_cast<int32_t>(offset), 32, gpu::ShuffleMode::XOR);
-  Value result = shuffle.getShuffleResult();
-  return result.getType() == type ? result
-                                  : tile::castElements(b, loc, result, type);
-}
-
 void KernelLowering::lowerReduce(tile::ReduceOp op) {
   OpBuilder b(op);
   Location loc = op.getLoc();
@@ -715,7 +682,8 @@ void KernelLowering::lowerReduce(tile::ReduceOp op) {
     if (fac.dim != dim || !fac.isThread())
       continue;
     // Shuffles need whole warps.
-    bool lanes = threads % 32 == 0 && fac.threadStride * fac.extent <= 32 &&
+    int64_t warp = target.warpSize();
+    bool lanes = threads % warp == 0 && fac.threadStride * fac.extent <= warp &&
                  llvm::isPowerOf2_64(fac.extent) &&
                  llvm::isPowerOf2_64(fac.threadStride);
     if (!lanes) {
@@ -725,7 +693,7 @@ void KernelLowering::lowerReduce(tile::ReduceOp op) {
     for (int64_t off = fac.threadStride; off < fac.threadStride * fac.extent;
          off *= 2)
       for (Value &p : partial)
-        p = c.combine(b, loc, p, shuffleXor(b, loc, p, off));
+        p = c.combine(b, loc, p, target.shuffleXor(b, loc, p, off));
   }
   // 3. Other threads (warps): through shared scratch, one row of result
   // elements per digit combination of the remaining factors.
@@ -815,7 +783,7 @@ void KernelLowering::lowerGemm(tile::GemmOp op) {
   Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(acc));
 
   if (const RegisterFragment *cf = fragment(C)) {
-    if (succeeded(lowerGemmMma(op)))
+    if (succeeded(target.lowerMmaGemm(*this, op)))
       return;
     // Each thread keeps its accumulators in registers across the K loop and
     // reads the rows of A and columns of B it needs from memory.
@@ -923,196 +891,4 @@ void KernelLowering::lowerAtomicAdd(tile::AtomicAddOp op) {
         });
       });
   op.erase();
-}
-
-//===----------------------------------------------------------------------===//
-// gemm on tensor cores: ldmatrix + mma.sync m16n8k16
-//===----------------------------------------------------------------------===//
-
-/// Loads `tiles` 8x8 matrices of 16-bit elements with ldmatrix, as i32
-/// registers (two elements each: vector<2xf16> or bf16 pairs in an i32). Lane l
-/// gives the address of row l % 8 of matrix l / 8, at `rows`/`cols` plus the
-/// lane's offsets.
-static SmallVector<Value> loadMatrices(OpBuilder &b, Location loc, Value tile,
-                                       Value row, Value col, int64_t tiles,
-                                       bool transpose) {
-  Type elem = memrefType(tile).getElementType();
-  auto vecType = VectorType::get({tiles, 2}, elem);
-  Value v = nvgpu::LdMatrixOp::create(b, loc, vecType, tile,
-                                      ValueRange{row, col}, transpose, tiles);
-  SmallVector<Value> regs;
-  if (elem.isF16()) { // mma.sync takes f16 pairs as vector<2xf16>
-    for (int64_t i = 0; i < tiles; ++i)
-      regs.push_back(
-          vector::ExtractOp::create(b, loc, v, ArrayRef<int64_t>{i}));
-    return regs;
-  }
-  // and bf16 pairs as i32
-  Value words = vector::BitCastOp::create(
-      b, loc, VectorType::get({tiles, 1}, b.getI32Type()), v);
-  for (int64_t i = 0; i < tiles; ++i)
-    regs.push_back(
-        vector::ExtractOp::create(b, loc, words, ArrayRef<int64_t>{i, 0}));
-  return regs;
-}
-
-LogicalResult KernelLowering::lowerGemmMma(tile::GemmOp op) {
-  Value A = op.getA(), B = op.getB();
-  const RegisterFragment *cf = fragment(op.getC());
-  const RegisterFragment *af = fragment(A);
-  auto cShape = memrefType(op.getC()).getShape();
-  int64_t M = cShape[0], N = cShape[1];
-  int64_t K = op.getTransposeA() ? memrefType(A).getShape()[0]
-                                 : memrefType(A).getShape()[1];
-  Type elem = memrefType(A).getElementType();
-  // The accumulator layout says the warp grid; operands must suit it.
-  auto grid = tile::matchMmaAccumulator(cf->layout, M, N);
-  if (!grid || !(elem.isF16() || elem.isBF16()) ||
-      memrefType(B).getElementType() != elem || K % 16 || !isWorkgroup(B) ||
-      !(isWorkgroup(A) || af))
-    return failure();
-  auto [wm, wn] = *grid;
-  if (af && (wn != 1 || op.getTransposeA() ||
-             af->layout !=
-                 tile::FragmentLayout::mmaAccumulator(M, K, threads, wm, 1)))
-    return failure();
-
-  OpBuilder b(op);
-  Location loc = op.getLoc();
-  int64_t mTiles = M / wm / 16, nTiles = N / wn / 8;
-  auto c = [&](int64_t v) { return indexConst(b, loc, v); };
-  auto add = [&](Value x, Value y) -> Value {
-    return arith::AddIOp::create(b, loc, x, y);
-  };
-  auto mul = [&](Value x, int64_t y) -> Value {
-    return arith::MulIOp::create(b, loc, x, c(y));
-  };
-  Value lane = arith::RemUIOp::create(b, loc, tid, c(32));
-  Value warp = arith::DivUIOp::create(b, loc, tid, c(32));
-  Value row0 = mul(arith::DivUIOp::create(b, loc, warp, c(wn)), M / wm);
-  Value col0 = mul(arith::RemUIOp::create(b, loc, warp, c(wn)), N / wn);
-  // ldmatrix lane offsets: lr = row within an 8x8 matrix, lg = matrix.
-  Value lr = arith::RemUIOp::create(b, loc, lane, c(8));
-  Value lg = arith::DivUIOp::create(b, loc, lane, c(8));
-  Value lgLow = mul(arith::RemUIOp::create(b, loc, lg, c(2)), 8);  // 8*(lg%2)
-  Value lgHigh = mul(arith::DivUIOp::create(b, loc, lg, c(2)), 8); // 8*(lg/2)
-  Value lrLow = add(lr, lgLow), lrHigh = add(lr, lgHigh);
-
-  // Accumulators: slot of (mt, nt, register r) in the fragment.
-  auto slots = cf->layout.slotsByOffset();
-  auto slotOf = [&](int64_t mt, int64_t nt, int64_t r) {
-    return slots.lookup({mt * 16 + (r / 2) * 8, nt * 8 + r % 2});
-  };
-  SmallVector<Value> accs;
-  for (int64_t mt = 0; mt < mTiles; ++mt)
-    for (int64_t nt = 0; nt < nTiles; ++nt)
-      for (int64_t r = 0; r < 4; ++r)
-        accs.push_back(
-            op.getClear()
-                ? arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0))
-                      .getResult()
-                : memref::LoadOp::create(b, loc, cf->slots,
-                                         c(slotOf(mt, nt, r)))
-                      .getResult());
-
-  NVVM::MMATypes ptxType =
-      elem.isBF16() ? NVVM::MMATypes::bf16 : NVVM::MMATypes::f16;
-  Type f32 = b.getF32Type();
-  Type resultType =
-      LLVM::LLVMStructType::getLiteral(b.getContext(), {f32, f32, f32, f32});
-  // A register-A operand pair: elements (row, col) and (row, col + 1) of
-  // the A fragment, packed like ldmatrix packs them.
-  auto aSlots = af ? af->layout.slotsByOffset()
-                   : llvm::DenseMap<std::pair<int64_t, int64_t>, int64_t>();
-  auto packA = [&](OpBuilder &b, int64_t row, int64_t col) -> Value {
-    Value lo = memref::LoadOp::create(
-        b, loc, af->slots, indexConst(b, loc, aSlots.lookup({row, col})));
-    Value hi = memref::LoadOp::create(
-        b, loc, af->slots, indexConst(b, loc, aSlots.lookup({row, col + 1})));
-    Value pair = vector::FromElementsOp::create(
-        b, loc, VectorType::get({2}, elem), ValueRange{lo, hi});
-    if (elem.isF16())
-      return pair;
-    Value word = vector::BitCastOp::create(
-        b, loc, VectorType::get({1}, b.getI32Type()), pair);
-    return vector::ExtractOp::create(b, loc, word, ArrayRef<int64_t>{0});
-  };
-
-  // One k-step of 16: operands for every tile, then the MMAs.
-  auto step = [&](OpBuilder &b, Value k0, int64_t kStatic,
-                  ValueRange in) -> SmallVector<Value> {
-    SmallVector<SmallVector<Value>> aFrags;
-    for (int64_t mt = 0; mt < mTiles; ++mt) {
-      Value r =
-          arith::AddIOp::create(b, loc, row0, indexConst(b, loc, mt * 16));
-      if (af) { // a0a1 (g, 2q), a2a3 (g+8, 2q), a4a5 (g, 2q+8), a6a7
-        int64_t row = mt * 16, col = kStatic;
-        aFrags.push_back({packA(b, row, col), packA(b, row + 8, col),
-                          packA(b, row, col + 8), packA(b, row + 8, col + 8)});
-      } else if (!op.getTransposeA()) {
-        aFrags.push_back(
-            loadMatrices(b, loc, A, arith::AddIOp::create(b, loc, r, lrLow),
-                         arith::AddIOp::create(b, loc, k0, lgHigh), 4, false));
-      } else { // A stored K x M: transposed loads of the same four blocks
-        aFrags.push_back(
-            loadMatrices(b, loc, A, arith::AddIOp::create(b, loc, k0, lrHigh),
-                         arith::AddIOp::create(b, loc, r, lgLow), 4, true));
-      }
-    }
-    // B fragments, two n-tiles per ldmatrix.x4: b0b1 k 0-7, b2b3 k 8-15.
-    SmallVector<SmallVector<Value>> bFrags;
-    for (int64_t nt = 0; nt < nTiles; nt += 2) {
-      Value n = arith::AddIOp::create(b, loc, col0, indexConst(b, loc, nt * 8));
-      int64_t count = nt + 1 < nTiles ? 4 : 2;
-      SmallVector<Value> regs;
-      if (!op.getTransposeB()) // B stored K x N
-        regs = loadMatrices(
-            b, loc, B, arith::AddIOp::create(b, loc, k0, lrLow),
-            count == 4 ? arith::AddIOp::create(b, loc, n, lgHigh) : n, count,
-            true);
-      else // B stored N x K
-        regs = loadMatrices(
-            b, loc, B,
-            arith::AddIOp::create(b, loc, n, count == 4 ? lrHigh : lr),
-            arith::AddIOp::create(b, loc, k0, lgLow), count, false);
-      bFrags.push_back({regs[0], regs[1]});
-      if (count == 4)
-        bFrags.push_back({regs[2], regs[3]});
-    }
-    SmallVector<Value> next;
-    for (int64_t mt = 0; mt < mTiles; ++mt)
-      for (int64_t nt = 0; nt < nTiles; ++nt) {
-        ValueRange acc = in.slice((mt * nTiles + nt) * 4, 4);
-        auto mma = NVVM::MmaOp::create(
-            b, loc, resultType, aFrags[mt], bFrags[nt], acc,
-            ArrayRef<int64_t>{16, 8, 16}, std::nullopt, std::nullopt,
-            std::array<NVVM::MMATypes, 2>{ptxType, ptxType},
-            std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
-                                           NVVM::MMALayout::col});
-        for (int64_t r = 0; r < 4; ++r)
-          next.push_back(LLVM::ExtractValueOp::create(b, loc, mma.getRes(),
-                                                      ArrayRef<int64_t>{r}));
-      }
-    return next;
-  };
-
-  if (af) {
-    // Register A: k steps are unrolled so that A slots are constants.
-    for (int64_t k = 0; k < K; k += 16)
-      accs = step(b, c(k), k, accs);
-  } else {
-    auto loop = scf::ForOp::create(b, loc, c(0), c(K), c(16), accs);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(loop.getBody());
-    scf::YieldOp::create(
-        b, loc, step(b, loop.getInductionVar(), -1, loop.getRegionIterArgs()));
-    accs = loop.getResults();
-  }
-  for (int64_t mt = 0; mt < mTiles; ++mt)
-    for (int64_t nt = 0; nt < nTiles; ++nt)
-      for (int64_t r = 0; r < 4; ++r)
-        memref::StoreOp::create(b, loc, accs[(mt * nTiles + nt) * 4 + r],
-                                cf->slots, c(slotOf(mt, nt, r)));
-  op.erase();
-  return success();
 }

@@ -1,20 +1,22 @@
-//===- Pipeline.cpp - Multi-stage cp.async pipelines for `pipelined` loops ===//
+//===- Pipeline.cpp - Multi-stage async-copy pipelines for `pipelined` loops ===//
 //
 // `for k in pipelined(n, stages = S)` loads the shared tiles of iteration
 // k + S - 1 while iteration k computes. The copies from global memory into
 // shared tiles at the top level of the loop body ("producers") are taken out
 // of the body; each of their shared tiles gets S buffers; the copies of the
 // first S - 1 iterations are issued before the loop, and iteration k waits
-// for its own group (cp.async.wait_group S-2), synchronizes the block (which
+// for its own group (at most S-2 groups pending), synchronizes the block (which
 // also frees the buffer iteration k - 1 read), issues iteration k + S - 1's
 // group and computes on buffer k % S. Copies become asynchronous during
-// lowering (tlc.async on the tile.copy clones).
+// lowering (tile.async on the tile.copy clones), with the target's
+// asynchronous copies (GPUTargetInfo::asyncCopy, asyncCommit, asyncWait).
 //
 //===----------------------------------------------------------------------===//
+#include "tlc/Dialect/Tile/IR/AttrNames.h"
 #include "KernelLowering.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
@@ -46,7 +48,7 @@ SmallVector<PipelinedLoop> gpu_lowering::findPipelinedLoops(Operation *func) {
   SmallVector<PipelinedLoop> loops;
   llvm::DenseSet<Value> taken;
   func->walk([&](scf::ForOp loop) {
-    auto stages = loop->getAttrOfType<IntegerAttr>("tile.stages");
+    auto stages = loop->getAttrOfType<IntegerAttr>(tile::attr::kStages);
     if (!stages || stages.getInt() < 2)
       return;
     // More stages than 8 hide no more latency but grow the code.
@@ -100,7 +102,8 @@ static Value stageView(OpBuilder &b, Location loc, Value buffers, Value stage) {
 }
 
 void gpu_lowering::pipelineLoop(const PipelinedLoop &p,
-                                const llvm::DenseMap<Value, Value> &buffers) {
+                                const llvm::DenseMap<Value, Value> &buffers,
+                                const GPUTargetInfo &target) {
   scf::ForOp loop = p.loop;
   Location loc = loop.getLoc();
   int64_t stages = p.stages;
@@ -124,7 +127,7 @@ void gpu_lowering::pipelineLoop(const PipelinedLoop &p,
       map.map(copy.getDest(),
               stageView(b, loc, buffers.lookup(copy.getDest()), stage));
       auto clone = llvm::cast<tile::CopyOp>(b.clone(*copy, map));
-      clone->setAttr("tlc.async", b.getUnitAttr());
+      clone->setAttr(tile::attr::kAsync, b.getUnitAttr());
     }
   };
   auto issueIfInRange = [&](OpBuilder &b, Value at, Value stage) {
@@ -141,7 +144,7 @@ void gpu_lowering::pipelineLoop(const PipelinedLoop &p,
     Value at = arith::AddIOp::create(
         b, loc, lb, arith::MulIOp::create(b, loc, step, c(b, s)));
     issueIfInRange(b, at, c(b, s));
-    NVVM::CpAsyncCommitGroupOp::create(b, loc);
+    target.asyncCommit(b, loc);
   }
 
   // Body: wait for this iteration's group, synchronize, issue k + S - 1.
@@ -156,7 +159,7 @@ void gpu_lowering::pipelineLoop(const PipelinedLoop &p,
              loop->isProperAncestor(use.getOwner());
     });
   }
-  NVVM::CpAsyncWaitGroupOp::create(b, loc, stages - 2);
+  target.asyncWait(b, loc, stages - 2);
   gpu::BarrierOp::create(b, loc);
   Value ahead = arith::AddIOp::create(
       b, loc, iv, arith::MulIOp::create(b, loc, step, c(b, stages - 1)));
@@ -164,13 +167,13 @@ void gpu_lowering::pipelineLoop(const PipelinedLoop &p,
       b, loc, arith::AddIOp::create(b, loc, it, c(b, stages - 1)),
       c(b, stages));
   issueIfInRange(b, ahead, aheadStage);
-  NVVM::CpAsyncCommitGroupOp::create(b, loc);
+  target.asyncCommit(b, loc);
   for (tile::CopyOp copy : p.producers)
     copy.erase();
 
-  loop->setAttr("tlc.pipelined", b.getUnitAttr());
+  loop->setAttr(tile::attr::kPipelined, b.getUnitAttr());
   // Nothing is in flight after the loop.
   b.setInsertionPointAfter(loop);
-  NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
+  target.asyncWait(b, loc, 0);
   gpu::BarrierOp::create(b, loc);
 }

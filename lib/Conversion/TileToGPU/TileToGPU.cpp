@@ -5,12 +5,12 @@
 // op lowerings are in Ops.cpp.
 //
 //===----------------------------------------------------------------------===//
+#include "tlc/Dialect/Tile/IR/AttrNames.h"
 #include "KernelLowering.h"
 
 #include "tlc/Conversion/Passes.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
-#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
@@ -178,7 +178,7 @@ void removeRedundantBarriers(Operation *root) {
   root->walk([&](Block *block) { blocks.push_back(block); });
   for (Block *block : blocks) {
     auto loop = llvm::dyn_cast_or_null<scf::ForOp>(block->getParentOp());
-    bool pipelined = loop && loop->hasAttr("tlc.pipelined");
+    bool pipelined = loop && loop->hasAttr(tile::attr::kPipelined);
     SmallVector<Operation *> ops;
     SmallVector<SharedAccess> access;
     for (Operation &op : *block) {
@@ -224,14 +224,44 @@ struct ConvertTileToGPU
     : public tlc::impl::ConvertTileToGPUBase<ConvertTileToGPU> {
   using Base::Base;
 
+  /// The vendor's part of the lowering, for the module's #tile.target.
+  std::shared_ptr<GPUTargetInfo> target;
+
+  void getDependentDialects(DialectRegistry &registry) const override {
+    Base::getDependentDialects(registry);
+    insertVendorDialects(registry);
+  }
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SmallVector<func::FuncOp> kernels;
     for (auto func : module.getOps<func::FuncOp>())
-      if (func->hasAttr("tile.kernel"))
+      if (func->hasAttr(tile::attr::kKernel))
         kernels.push_back(func);
     if (kernels.empty())
       return;
+    tile::TargetAttr description = tile::getTarget(module);
+    if (!description) {
+      module.emitError() << "convert-tile-to-gpu needs the target "
+                            "description (#tile.target) on the module";
+      return signalPassFailure();
+    }
+    target = createGPUTargetInfo(description);
+    if (!target) {
+      module.emitError() << "no GPU lowering for target '"
+                         << description.getVendor() << "'";
+      return signalPassFailure();
+    }
+    for (func::FuncOp kernel : kernels) {
+      auto threads = kernel->getAttrOfType<IntegerAttr>(tile::attr::kThreads);
+      if (!threads || threads.getInt() < 1 ||
+          threads.getInt() > description.getMaxThreads()) {
+        kernel.emitError() << "kernel needs " << tile::attr::kThreads
+                           << " between 1 and "
+                           << description.getMaxThreads();
+        return signalPassFailure();
+      }
+    }
     OpBuilder b(module.getBodyRegion());
     b.setInsertionPointToEnd(module.getBody());
     module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
@@ -272,12 +302,11 @@ struct ConvertTileToGPU
         gpu::GPUFuncOp::create(b, loc, ("tlc_" + kernel.getName()).str(),
                                FunctionType::get(ctx, params, {}));
     func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
-    int64_t threads = 128;
-    if (auto attr = kernel->getAttrOfType<IntegerAttr>("tile.threads"))
-      threads = attr.getInt();
+    int64_t threads =
+        kernel->getAttrOfType<IntegerAttr>(tile::attr::kThreads).getInt();
     func.setKnownBlockSizeAttr(
         b.getDenseI32ArrayAttr({static_cast<int32_t>(threads), 1, 1}));
-    for (StringRef name : {"tile.threads", "tile.grid_rank"})
+    for (StringRef name : {tile::attr::kThreads, tile::attr::kGridRank})
       if (Attribute a = kernel->getAttr(name))
         func->setAttr(name, a);
 
@@ -345,8 +374,9 @@ struct ConvertTileToGPU
   }
 
   LogicalResult lowerBody(gpu::GPUFuncOp func, func::FuncOp kernel) {
-    int64_t threads = func->getAttrOfType<IntegerAttr>("tile.threads").getInt();
-    KernelLowering k(func, threads);
+    int64_t threads = func->getAttrOfType<IntegerAttr>(tile::attr::kThreads).getInt();
+    KernelLowering k(func, threads, *target);
+    int64_t maxSharedBytes = target->target.getMaxSharedBytes();
     Block &entry = func.getBody().front();
     OpBuilder b(&entry, entry.begin());
     Location loc = func.getLoc();
@@ -364,7 +394,7 @@ struct ConvertTileToGPU
 
     // Pipelined loops multi-buffer the shared tiles they copy into.
     SmallVector<PipelinedLoop> pipelined;
-    if (asyncCopy)
+    if (target->target.getAsyncCopy())
       pipelined = findPipelinedLoops(func);
     llvm::DenseMap<Value, int64_t> stagesOf;
     SharedPlan plan;
@@ -430,7 +460,7 @@ struct ConvertTileToGPU
         break;
       }
       case tile::MemScope::fragment: {
-        auto attr = alloc->getAttrOfType<tile::LayoutAttr>("tile.layout");
+        auto attr = alloc->getAttrOfType<tile::LayoutAttr>(tile::attr::kLayout);
         if (!attr)
           return alloc.emitError(
               "fragment has no thread layout (run tile-infer-layouts first)");
@@ -448,7 +478,7 @@ struct ConvertTileToGPU
     }
 
     for (const PipelinedLoop &p : pipelined)
-      pipelineLoop(p, buffers);
+      pipelineLoop(p, buffers, *target);
     for (auto &[value, view] : buffers)
       value.getDefiningOp()->erase();
 
@@ -470,7 +500,7 @@ struct ConvertTileToGPU
     });
     for (Operation *op : work) {
       // Asynchronous copies are waited for and synchronized by the pipeline.
-      if (touchesShared(op) && !op->hasAttr("tlc.async")) {
+      if (touchesShared(op) && !op->hasAttr(tile::attr::kAsync)) {
         OpBuilder after(op->getContext());
         after.setInsertionPointAfter(op);
         gpu::BarrierOp::create(after, op->getLoc());
@@ -489,20 +519,7 @@ struct ConvertTileToGPU
         k.lowerAtomicAdd(o);
     }
     removeRedundantBarriers(func);
-    // |x| for integers as a select: the NVVM lowering covers only some widths.
-    func.walk([](math::AbsIOp op) {
-      OpBuilder ob(op);
-      Location l = op.getLoc();
-      Value x = op.getOperand();
-      Value zero =
-          arith::ConstantOp::create(ob, l, ob.getZeroAttr(x.getType()));
-      Value negative =
-          arith::CmpIOp::create(ob, l, arith::CmpIPredicate::slt, x, zero);
-      Value negated = arith::SubIOp::create(ob, l, zero, x);
-      op.replaceAllUsesWith(
-          arith::SelectOp::create(ob, l, negative, negated, x).getResult());
-      op.erase();
-    });
+    target->legalize(func);
     for (auto &[value, frag] : k.fragments) {
       Operation *alloc = value.getDefiningOp();
       if (!value.use_empty())
@@ -514,13 +531,12 @@ struct ConvertTileToGPU
     int64_t bytes = k.scratchBytes
                         ? llvm::alignTo(k.sharedTileBytes, 128) + k.scratchBytes
                         : k.sharedTileBytes;
-    func->setAttr("tlc.shared_bytes", b.getI64IntegerAttr(bytes));
+    func->setAttr(tile::attr::kSharedBytes, b.getI64IntegerAttr(bytes));
     if (bytes > maxSharedBytes)
       return kernel.emitError()
              << "kernel '" << kernel.getName() << "' needs " << bytes
              << " bytes of shared memory (tiles and reduction scratch); "
-             << std::string(archName) << " allows "
-             << static_cast<int64_t>(maxSharedBytes)
+             << target->target.getArch() << " allows " << maxSharedBytes
              << " per block: use smaller shared tiles or fragments";
     return success();
   }

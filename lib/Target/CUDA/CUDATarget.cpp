@@ -7,10 +7,12 @@
 // can JIT the PTX). Stubs follow docs/abi.md and embed the fatbin.
 //
 //===----------------------------------------------------------------------===//
+#include "tlc/Dialect/Tile/IR/AttrNames.h"
 #include "CUDATarget.h"
 #include "../LLVMOptimize.h"
 
 #include "tlc/Conversion/Passes.h"
+#include "tlc/Dialect/Tile/IR/TileDialect.h"
 #include "tlc/Dialect/Tile/Transforms/Passes.h"
 #include "tlc/Stub/StubEmitter.h"
 
@@ -173,19 +175,23 @@ public:
     return llvm::Error::success();
   }
 
+  mlir::Attribute describe(mlir::MLIRContext &ctx) const override {
+    ctx.getOrLoadDialect<tile::TileDialect>();
+    return tile::TargetAttr::get(
+        &ctx, name(), arch, /*warpSize=*/32, maxSharedBytes(),
+        /*maxThreads=*/1024, /*maxRegisters=*/255, /*vectorBytes=*/16,
+        /*asyncCopy=*/version >= 80, // cp.async is sm_80+
+        // bf16 mma.sync m16n8k16 needs sm_80
+        version >= 80 ? "mma_sync_m16n8k16" : "");
+  }
+
   void buildTilePipeline(mlir::OpPassManager &pm) const override {
-    tile::TileInferLayoutsOptions layouts;
-    layouts.mma = version >= 80; // bf16 mma.sync m16n8k16 needs sm_80
-    pm.addPass(tile::createTileInferLayouts(layouts));
+    pm.addPass(tile::createTileInferLayouts());
   }
 
   bool buildGPUPipeline(mlir::OpPassManager &pm) const override {
     buildTilePipeline(pm);
-    ConvertTileToGPUOptions options;
-    options.maxSharedBytes = maxSharedBytes();
-    options.archName = arch;
-    options.asyncCopy = version >= 80; // cp.async is sm_80+
-    pm.addPass(createConvertTileToGPU(options));
+    pm.addPass(createConvertTileToGPU());
     pm.addPass(mlir::createCanonicalizerPass());
     pm.addPass(mlir::createCSEPass());
     return true;
@@ -232,7 +238,7 @@ public:
     sharedBytes.clear();
     gpuModule.walk([&](mlir::LLVM::LLVMFuncOp func) {
       if (auto bytes =
-              func->getAttrOfType<mlir::IntegerAttr>("tlc.shared_bytes"))
+              func->getAttrOfType<mlir::IntegerAttr>(tile::attr::kSharedBytes))
         sharedBytes[func.getName()] = bytes.getInt();
     });
     std::unique_ptr<llvm::Module> llvmModule =

@@ -1,10 +1,15 @@
 //===- Layout.cpp - Thread layouts of fragments ---------------------------===//
+#include "tlc/Dialect/Tile/IR/AttrNames.h"
 #include "tlc/Dialect/Tile/IR/Layout.h"
 #include "tlc/Dialect/Tile/IR/TileOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 
 #include <numeric>
+
+#include "llvm/ADT/StringMap.h"
+
+#include <mutex>
 
 using namespace mlir;
 using namespace tlc::tile;
@@ -286,7 +291,7 @@ std::optional<FragmentLayout> tlc::tile::getLayout(Value fragment) {
   auto alloc = fragment.getDefiningOp<AllocOp>();
   if (!alloc)
     return std::nullopt;
-  if (auto attr = alloc->getAttrOfType<LayoutAttr>("tile.layout"))
+  if (auto attr = alloc->getAttrOfType<LayoutAttr>(attr::kLayout))
     return FragmentLayout::fromAttr(
         attr, llvm::cast<MemRefType>(fragment.getType()).getRank());
   return std::nullopt;
@@ -325,30 +330,6 @@ ParallelPlan tlc::tile::planParallel(ParallelOp op) {
   return plan;
 }
 
-FragmentLayout FragmentLayout::mmaAccumulator(int64_t m, int64_t n,
-                                              int64_t threads, int64_t wm,
-                                              int64_t wn) {
-  FragmentLayout l;
-  l.threads = threads;
-  l.rank = 2;
-  int64_t mt = m / wm / 16, nt = n / wn / 8;
-  // Thread id = warp * 32 + lane, warp = wmi * wn + wni, lane = g * 4 + q.
-  auto add = [&](int64_t dim, int64_t extent, int64_t threadStride) {
-    if (extent > 1)
-      l.factors.push_back({dim, extent, threadStride, threadStride ? 0 : 1});
-  };
-  add(0, wm, 32 * wn);
-  add(0, mt, 0);
-  add(0, 2, 0); // h: rows g and g + 8
-  add(0, 8, 4); // g = lane / 4
-  add(1, wn, 32);
-  add(1, nt, 0);
-  add(1, 4, 1); // q = lane % 4
-  add(1, 2, 0); // e: columns 2q and 2q + 1
-  l.canonicalize();
-  return l;
-}
-
 llvm::DenseMap<std::pair<int64_t, int64_t>, int64_t>
 FragmentLayout::slotsByOffset() const {
   llvm::DenseMap<std::pair<int64_t, int64_t>, int64_t> result;
@@ -362,18 +343,40 @@ FragmentLayout::slotsByOffset() const {
   return result;
 }
 
+namespace {
+llvm::StringMap<std::unique_ptr<MmaKind>> &mmaKinds() {
+  static llvm::StringMap<std::unique_ptr<MmaKind>> kinds;
+  return kinds;
+}
+std::mutex mmaKindsMutex;
+} // namespace
+
+void tlc::tile::registerMmaKind(std::unique_ptr<MmaKind> kind) {
+  std::lock_guard<std::mutex> lock(mmaKindsMutex);
+  std::string name = kind->name().str();
+  mmaKinds().try_emplace(name, std::move(kind));
+}
+
+const MmaKind *tlc::tile::lookupMmaKind(llvm::StringRef name) {
+  std::lock_guard<std::mutex> lock(mmaKindsMutex);
+  auto it = mmaKinds().find(name);
+  return it == mmaKinds().end() ? nullptr : it->second.get();
+}
+
 std::optional<MmaPlan> tlc::tile::planMma(GemmOp op, int64_t threads,
+                                          const MmaKind &kind,
                                           bool operandsInShared,
                                           bool rowWarps) {
   auto a = llvm::cast<MemRefType>(op.getA().getType()),
        b = llvm::cast<MemRefType>(op.getB().getType()),
        c = llvm::cast<MemRefType>(op.getC().getType());
   Type elem = a.getElementType();
-  if (elem != b.getElementType() || !(elem.isF16() || elem.isBF16()) ||
-      !c.getElementType().isF32())
+  if (elem != b.getElementType() || !elem.isIntOrFloat() ||
+      !kind.supports(elem, c.getElementType()))
     return std::nullopt;
-  // A may also be registers: a fragment in the accumulator layout of an
-  // M x K MMA tile with all warps along M (the FlashAttention P operand).
+  int64_t elemBytes = (elem.getIntOrFloatBitWidth() + 7) / 8;
+  // A may also be registers: a fragment in the layout the kind reads A
+  // from (with all warps along M; the FlashAttention P operand).
   bool registerA = isFragment(op.getA());
   if (registerA && op.getTransposeA())
     return std::nullopt;
@@ -381,31 +384,34 @@ std::optional<MmaPlan> tlc::tile::planMma(GemmOp op, int64_t threads,
     if (registerA && operand == a)
       continue;
     if ((!operandsInShared && getScope(operand) != MemScope::shared) ||
-        (operand.getShape()[1] * 2) % 16 != 0)
+        (operand.getShape()[1] * elemBytes) % kind.operandRowBytes() != 0)
       return std::nullopt;
   }
   int64_t m = c.getShape()[0], n = c.getShape()[1];
   int64_t k = op.getTransposeA() ? a.getShape()[0] : a.getShape()[1];
-  if (m % 16 || n % 8 || k % 16 || threads % 32)
+  int64_t tm = kind.tileM(), tn = kind.tileN(), warp = kind.warpSize();
+  if (m % tm || n % tn || k % kind.tileK() || threads % warp)
     return std::nullopt;
   // The warp grid with the smallest warp tile perimeter (operand reuse);
   // ties go to more warps along M.
-  int64_t warps = threads / 32;
+  int64_t warps = threads / warp;
   std::optional<MmaPlan> best;
   int64_t bestCost = 0;
   for (int64_t wm = warps; wm >= 1; --wm) {
     if (warps % wm)
       continue;
     int64_t wn = warps / wm;
-    if ((m / 16) % wm || (n / 8) % wn || ((rowWarps || registerA) && wn != 1))
+    if ((m / tm) % wm || (n / tn) % wn || ((rowWarps || registerA) && wn != 1))
       continue;
+    std::optional<FragmentLayout> aLayout;
+    if (registerA) {
+      aLayout = kind.registerA(m, k, threads, wm);
+      if (!aLayout)
+        continue;
+    }
     int64_t cost = m / wm + n / wn;
     if (!best || cost < bestCost) {
-      best =
-          MmaPlan{wm, wn, FragmentLayout::mmaAccumulator(m, n, threads, wm, wn),
-                  std::nullopt};
-      if (registerA)
-        best->registerA = FragmentLayout::mmaAccumulator(m, k, threads, wm, 1);
+      best = MmaPlan{wm, wn, kind.accumulator(m, n, threads, wm, wn), aLayout};
       bestCost = cost;
     }
   }
@@ -413,15 +419,16 @@ std::optional<MmaPlan> tlc::tile::planMma(GemmOp op, int64_t threads,
 }
 
 std::optional<std::pair<int64_t, int64_t>>
-tlc::tile::matchMmaAccumulator(const FragmentLayout &layout, int64_t m,
+tlc::tile::matchMmaAccumulator(const MmaKind &kind,
+                               const FragmentLayout &layout, int64_t m,
                                int64_t n) {
-  int64_t warps = layout.threads / 32;
-  if (layout.threads % 32 || m % 16 || n % 8)
+  int64_t warp = kind.warpSize(), tm = kind.tileM(), tn = kind.tileN();
+  int64_t warps = layout.threads / warp;
+  if (layout.threads % warp || m % tm || n % tn)
     return std::nullopt;
   for (int64_t wm = 1; wm <= warps; ++wm)
-    if (warps % wm == 0 && (m / 16) % wm == 0 && (n / 8) % (warps / wm) == 0 &&
-        FragmentLayout::mmaAccumulator(m, n, layout.threads, wm, warps / wm) ==
-            layout)
+    if (warps % wm == 0 && (m / tm) % wm == 0 && (n / tn) % (warps / wm) == 0 &&
+        kind.accumulator(m, n, layout.threads, wm, warps / wm) == layout)
       return std::make_pair(wm, warps / wm);
   return std::nullopt;
 }

@@ -1,6 +1,7 @@
 //===- TileDialect.cpp - The tile dialect ---------------------------------===//
 #include "tlc/Dialect/Tile/IR/TileDialect.h"
 #include "tlc/Dialect/Tile/IR/TileOps.h"
+#include "tlc/Dialect/Tile/IR/AttrNames.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
@@ -78,4 +79,28 @@ LogicalResult LayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                          << ": a replication (dim -1) is a thread factor";
   }
   return success();
+}
+
+LogicalResult TargetAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                 StringRef vendor, StringRef arch,
+                                 int64_t warpSize, int64_t maxSharedBytes,
+                                 int64_t maxThreads, int64_t maxRegisters,
+                                 int64_t vectorBytes,
+                                 bool asyncCopy, StringRef mma) {
+  if (vendor.empty() || arch.empty())
+    return emitError() << "a target needs a vendor and an architecture";
+  if (warpSize < 1 || !llvm::isPowerOf2_64(warpSize))
+    return emitError() << "warp_size must be a power of two";
+  if (maxSharedBytes < 0 || maxThreads < 1 || maxRegisters < 1 ||
+      vectorBytes < 1)
+    return emitError() << "max_shared_bytes must be >= 0, max_threads, "
+                          "max_registers and vector_bytes >= 1";
+  return success();
+}
+
+TargetAttr tlc::tile::getTarget(Operation *op) {
+  for (; op; op = op->getParentOp())
+    if (auto target = op->getAttrOfType<TargetAttr>(attr::kTarget))
+      return target;
+  return {};
 }

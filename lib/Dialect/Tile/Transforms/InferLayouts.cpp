@@ -7,6 +7,7 @@
 // without it. See Passes.td for the rules.
 //
 //===----------------------------------------------------------------------===//
+#include "tlc/Dialect/Tile/IR/AttrNames.h"
 #include "tlc/Dialect/Tile/IR/Layout.h"
 #include "tlc/Dialect/Tile/IR/TileOps.h"
 #include "tlc/Dialect/Tile/Transforms/Passes.h"
@@ -30,8 +31,10 @@ bool isLocalTile(Value v) {
 
 class LayoutInference {
 public:
-  LayoutInference(func::FuncOp kernel, int64_t threads, bool mma)
-      : kernel(kernel), threads(threads), mma(mma) {}
+  LayoutInference(func::FuncOp kernel, int64_t threads, const MmaKind *mma,
+                  int64_t maxRegisters)
+      : kernel(kernel), threads(threads), mma(mma),
+        maxRegisters(maxRegisters) {}
 
   void run() {
     while (true) {
@@ -55,19 +58,20 @@ public:
         auto type = llvm::cast<MemRefType>(value.getType());
         value.setType(getTileType(type.getShape(), type.getElementType(),
                                   MemScope::shared));
-        alloc->setAttr("tile.demoted",
+        alloc->setAttr(attr::kDemoted,
                        StringAttr::get(alloc.getContext(), why));
       }
     }
     for (Value f : fragments)
-      f.getDefiningOp()->setAttr("tile.layout",
+      f.getDefiningOp()->setAttr(attr::kLayout,
                                  layouts.at(f).toAttr(kernel.getContext()));
   }
 
 private:
   func::FuncOp kernel;
   int64_t threads;
-  bool mma;
+  const MmaKind *mma; ///< null: gemms run on FMAs
+  int64_t maxRegisters;
   SmallVector<Value> fragments;
   llvm::DenseMap<Value, FragmentLayout> layouts;
   llvm::MapVector<Value, std::string> demotions;
@@ -101,7 +105,7 @@ private:
   void collectFragments() {
     fragments.clear();
     kernel.walk([&](AllocOp alloc) {
-      alloc->removeAttr("tile.layout");
+      alloc->removeAttr(attr::kLayout);
       if (isFragment(alloc.getResult()))
         fragments.push_back(alloc.getResult());
     });
@@ -153,7 +157,7 @@ private:
         auto shape = gemm.getC().getType().getShape();
         std::optional<MmaPlan> plan;
         if (mma && isFragment(gemm.getC())) // MMA accumulates in registers
-          plan = planMma(gemm, threads, /*operandsInShared=*/false,
+          plan = planMma(gemm, threads, *mma, /*operandsInShared=*/false,
                          rowWarpGemms.contains(gemm));
         require(
             gemm.getC(),
@@ -239,7 +243,7 @@ private:
     });
   }
 
-  /// A thread has 255 registers: a fragment that would need more of them
+  /// A thread has `maxRegisters` registers: a fragment that would need more
   /// (large tiles, or replication when the threads do not divide the tile)
   /// lives in shared memory instead.
   void demoteOversized() {
@@ -247,9 +251,10 @@ private:
       auto type = llvm::cast<MemRefType>(f.getType());
       int64_t words = (type.getElementTypeBitWidth() + 31) / 32;
       int64_t registers = layouts.at(f).numSlots() * words;
-      if (registers > 255)
+      if (registers > maxRegisters)
         demote(f, "it would need " + std::to_string(registers) +
-                      " registers per thread (at most 255)");
+                      " registers per thread (at most " +
+                      std::to_string(maxRegisters) + ")");
     }
   }
 
@@ -280,13 +285,29 @@ struct TileInferLayouts
     : public tlc::tile::impl::TileInferLayoutsBase<TileInferLayouts> {
   using Base::Base;
   void runOnOperation() override {
+    // The target's matrix instructions, if it has any (#tile.target).
+    const MmaKind *mma = nullptr;
+    // Without a target description: NVIDIA's register file.
+    int64_t maxRegisters = 255;
+    TargetAttr target = getTarget(getOperation());
+    if (target)
+      maxRegisters = target.getMaxRegisters();
+    if (target && !target.getMma().empty()) {
+      mma = lookupMmaKind(target.getMma());
+      if (!mma) {
+        getOperation().emitError()
+            << "unknown MMA kind '" << target.getMma()
+            << "' in the target description";
+        return signalPassFailure();
+      }
+    }
     getOperation().walk([&](func::FuncOp func) {
-      if (!func->hasAttr("tile.kernel"))
+      if (!func->hasAttr(attr::kKernel))
         return;
       int64_t threads = 128;
-      if (auto attr = func->getAttrOfType<IntegerAttr>("tile.threads"))
-        threads = attr.getInt();
-      LayoutInference(func, threads, mma).run();
+      if (auto a = func->getAttrOfType<IntegerAttr>(attr::kThreads))
+        threads = a.getInt();
+      LayoutInference(func, threads, mma, maxRegisters).run();
     });
   }
 };

@@ -1,5 +1,6 @@
 //===- SpecializeDims.cpp - Make symbolic kernel dimensions static
 //---------===//
+#include "tlc/Dialect/Tile/IR/AttrNames.h"
 #include "tlc/Dialect/Tile/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -37,7 +38,7 @@ struct TileSpecializeDims
 
   LogicalResult specialize(func::FuncOp func,
                            const llvm::StringMap<int64_t> &values) {
-    auto dimsAttr = func->getAttrOfType<DictionaryAttr>("tile.dims");
+    auto dimsAttr = func->getAttrOfType<DictionaryAttr>(tlc::tile::attr::kDims);
     if (!dimsAttr)
       return success();
     Builder b(func.getContext());
@@ -77,7 +78,7 @@ struct TileSpecializeDims
       arg.setType(type);
     func.setFunctionType(
         b.getFunctionType(argTypes, func.getFunctionType().getResults()));
-    func->setAttr("tile.static_dims", b.getDictionaryAttr(applied));
+    func->setAttr(tlc::tile::attr::kStaticDims, b.getDictionaryAttr(applied));
     return success();
   }
 };

@@ -17,6 +17,9 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallVector.h"
 
+#include <memory>
+#include <optional>
+
 namespace tlc::tile {
 
 struct LayoutFactor {
@@ -90,11 +93,6 @@ public:
   /// The accumulator layout of the SIMT (FMA) gemm: each thread holds an
   /// (M/tm) x (N/tn) grid of elements strided by the thread grid tm x tn.
   static FragmentLayout simtAccumulator(int64_t m, int64_t n, int64_t threads);
-  /// The accumulator of warp-level m16n8k16 MMAs (NVIDIA mma.sync): warps
-  /// tile C as wm x wn; each warp holds (M/wm/16) x (N/wn/8) MMA tiles; lane
-  /// l holds rows l/4 and l/4 + 8, columns 2(l%4) and 2(l%4) + 1 of each.
-  static FragmentLayout mmaAccumulator(int64_t m, int64_t n, int64_t threads,
-                                       int64_t wm, int64_t wn);
   /// Register slot of each (row, column) offset that slots add to the
   /// thread's base position: inverse of the slot part of elementIndex.
   llvm::DenseMap<std::pair<int64_t, int64_t>, int64_t> slotsByOffset() const;
@@ -102,27 +100,67 @@ public:
 
 class GemmOp;
 
-/// An m16n8k16 MMA plan for a gemm: the warp grid over C.
+/// A family of warp-level matrix instructions (a "MMA kind") as layout
+/// inference and the gemm lowering see it: the tile of C one warp (or wave)
+/// computes per instruction, the element types it takes and the register
+/// layouts of its accumulator and of an A operand in registers. Each GPU
+/// vendor's lowering implements its kinds and registers them under the name
+/// a #tile.target's `mma` parameter gives.
+class MmaKind {
+public:
+  virtual ~MmaKind() = default;
+  virtual llvm::StringRef name() const = 0;
+  /// Threads of one warp or wave.
+  virtual int64_t warpSize() const = 0;
+  /// The C tile (tileM x tileN) one instruction computes over tileK.
+  virtual int64_t tileM() const = 0;
+  virtual int64_t tileN() const = 0;
+  virtual int64_t tileK() const = 0;
+  /// Whether A and B of type `ab` accumulating in `acc` are supported.
+  virtual bool supports(mlir::Type ab, mlir::Type acc) const = 0;
+  /// Shared operand rows must be a multiple of this many bytes.
+  virtual int64_t operandRowBytes() const { return 1; }
+  /// The accumulator layout of an m x n C tile whose warps form a wm x wn
+  /// grid over it, each warp owning (m/wm) x (n/wn).
+  virtual FragmentLayout accumulator(int64_t m, int64_t n, int64_t threads,
+                                     int64_t wm, int64_t wn) const = 0;
+  /// The layout an m x k A operand in registers must have when wm warps
+  /// (all along M) consume it; none when A must come from shared memory.
+  virtual std::optional<FragmentLayout>
+  registerA(int64_t m, int64_t k, int64_t threads, int64_t wm) const {
+    return std::nullopt;
+  }
+};
+
+/// Makes `kind` known under kind->name() (a second kind of the same name is
+/// ignored). Vendors call this from their registration function.
+void registerMmaKind(std::unique_ptr<MmaKind> kind);
+/// The registered kind called `name`, or null.
+const MmaKind *lookupMmaKind(llvm::StringRef name);
+
+/// How a gemm runs on an MMA kind: the warp grid over C.
 struct MmaPlan {
   int64_t warpsM = 1, warpsN = 1;
   FragmentLayout accumulator;
   /// When A is a register fragment: the layout it must have.
   std::optional<FragmentLayout> registerA;
 };
-/// The MMA plan for `op` with `threads` threads, when its operands suit the
-/// tensor-core path: f16 or bf16 B (and A) in shared memory with rows of a
-/// multiple of 16 bytes, or A a register fragment (then all warps lie along
-/// M), f32 C, M % 16, N % 8, K % 16 == 0 and whole warps. `rowWarps` also
-/// puts all warps along M (for accumulators that become an A operand).
-/// Lowerings that have already placed the operands in shared memory (and
-/// checked that) pass `operandsInShared`.
-std::optional<MmaPlan> planMma(GemmOp op, int64_t threads,
+/// The MMA plan for `op` with `threads` threads on `kind`, when its operands
+/// suit it: supported element types, B (and A) in shared memory with rows of
+/// a multiple of kind.operandRowBytes(), or A a register fragment the kind
+/// can read (then all warps lie along M), sizes multiples of the
+/// instruction tile and whole warps. `rowWarps` also puts all warps along M
+/// (for accumulators that become an A operand). Lowerings that have already
+/// placed the operands in shared memory (and checked that) pass
+/// `operandsInShared`.
+std::optional<MmaPlan> planMma(GemmOp op, int64_t threads, const MmaKind &kind,
                                bool operandsInShared = false,
                                bool rowWarps = false);
-/// The warp grid (wm, wn) for which `layout` is the m16n8k16 accumulator
-/// layout of an m x n tile, if there is one.
+/// The warp grid (wm, wn) for which `layout` is kind's accumulator layout of
+/// an m x n tile, if there is one.
 std::optional<std::pair<int64_t, int64_t>>
-matchMmaAccumulator(const FragmentLayout &layout, int64_t m, int64_t n);
+matchMmaAccumulator(const MmaKind &kind, const FragmentLayout &layout,
+                    int64_t m, int64_t n);
 
 class ParallelOp;
 

@@ -21,6 +21,9 @@ std::optional<MemScope> getScope(mlir::MemRefType type);
 /// Builds a memref type for a tile of `shape` in `scope`.
 mlir::MemRefType getTileType(mlir::ArrayRef<int64_t> shape,
                              mlir::Type elementType, MemScope scope);
+/// The target description of `op`'s nearest enclosing op (itself included)
+/// that has one (see attr::kTarget), or null.
+TargetAttr getTarget(mlir::Operation *op);
 } // namespace tlc::tile
 
 #endif // TLC_DIALECT_TILE_IR_TILEDIALECT_H

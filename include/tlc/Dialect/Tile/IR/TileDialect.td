@@ -88,4 +88,41 @@ def Tile_LayoutAttr : AttrDef<Tile_Dialect, "Layout"> {
   let genVerifyDecl = 1;
 }
 
+def Tile_TargetAttr : AttrDef<Tile_Dialect, "Target"> {
+  let mnemonic = "target";
+  let summary = "what a GPU target offers the tile passes";
+  let description = [{
+    Set once on the module (as `tile.target`) from `-target` and `-arch`,
+    and read by every pass that makes a target-dependent choice, so no
+    pass takes architecture facts as options. `vendor` names the target
+    (it selects the GPU lowering's target info), `arch` the architecture;
+    `warp_size` is the threads that run in lockstep (a warp or wave),
+    `max_shared_bytes` the shared memory (LDS) a block may use,
+    `max_threads` the largest block, `max_registers` the 32-bit registers
+    a thread may hold fragments in, `vector_bytes` the widest vector
+    memory access, `async_copy` whether global-to-shared copies can run
+    asynchronously (so `pipelined` loops overlap them with compute) and
+    `mma` the matrix instruction family gemms use (empty: none), as
+    registered by the vendor's lowering.
+
+    ```mlir
+    module attributes {tile.target = #tile.target<vendor = "rocm",
+        arch = "gfx942", warp_size = 64, max_shared_bytes = 65536,
+        max_threads = 1024, max_registers = 256, vector_bytes = 16, async_copy = false,
+        mma = "mfma_f32_16x16x16">} { ... }
+    ```
+  }];
+  let parameters = (ins StringRefParameter<"target name">:$vendor,
+                        StringRefParameter<"architecture">:$arch,
+                        "int64_t":$warp_size,
+                        "int64_t":$max_shared_bytes,
+                        "int64_t":$max_threads,
+                        "int64_t":$max_registers,
+                        "int64_t":$vector_bytes,
+                        "bool":$async_copy,
+                        StringRefParameter<"matrix instructions">:$mma);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
 #endif // TLC_TILE_DIALECT_TD

@@ -43,10 +43,12 @@ def TileInferLayouts : Pass<"tile-infer-layouts", "mlir::ModuleOp"> {
     spread over the registers of the block's `tile.threads` threads. This
     pass picks the spreading, as a `tile.layout` attribute on the fragment's
     `tile.alloc`, from the ops that use it:
-    - `tile.gemm` fixes its accumulator's layout: with `mma`, the
-      m16n8k16 tensor-core layout when the operands suit it (f16/bf16 in
-      shared memory, f32 accumulator, sizes multiples of the MMA shape),
-      otherwise the FMA (SIMT) accumulator layout;
+    - `tile.gemm` fixes its accumulator's layout: when the module's
+      `#tile.target` names an MMA kind (`mma`), the layout of that kind's
+      accumulator (e.g. NVIDIA's m16n8k16 mma.sync, AMD's MFMA) if the
+      operands suit it (supported types in shared memory, or A in
+      registers where the kind allows it, sizes multiples of the
+      instruction tile), otherwise the FMA (SIMT) accumulator layout;
     - `tile.reduce` gives its result the source layout without the reduced
       dimension (threads that held the reduced dimension hold copies);
     - a fragment-to-fragment `tile.copy` gives both sides one layout;
@@ -73,11 +75,6 @@ def TileInferLayouts : Pass<"tile-infer-layouts", "mlir::ModuleOp"> {
         : memref<64x64xf32, #tile.scope<fragment>>
     ```
   }];
-  let options = [
-    Option<"mma", "mma", "bool", "false",
-           "gemms whose operands suit it get the m16n8k16 tensor-core "
-           "accumulator layout (NVIDIA sm_80 and newer)">
-  ];
   let dependentDialects = ["mlir::memref::MemRefDialect"];
 }
 

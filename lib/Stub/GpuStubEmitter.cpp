@@ -1,10 +1,12 @@
-//===- CudaStubEmitter.cpp - C++/C launch stubs for CUDA kernels ----------===//
+//===- GpuStubEmitter.cpp - C++/C launch stubs for CUDA and ROCm kernels --===//
 //
-// The CUDA stub: NAME.h has the same API as the CPU stub; NAME.cpp embeds the
+// The GPU stubs: NAME.h has the same API as the CPU stub; NAME.cpp embeds the
 // device binary as a byte array, checks the arguments and computes the grid
-// like every stub (StubCommon), then launches entry `tlc_NAME` through
-// tlc::cuda::Kernel (tlc_cuda.h), which loads libcuda with dlopen and the
-// module lazily per context. Kernel parameters, in argument order: for a
+// like every stub (StubCommon), then launches entry `tlc_NAME` through the
+// Kernel class of a runtime header (tlc_cuda.h: libcuda, module per context;
+// tlc_hip.h: libamdhip64, module per device), which loads the GPU library
+// with dlopen. CUDA and HIP stubs differ only in that header and in the
+// words of the ABI comment. Kernel parameters, in argument order: for a
 // tensor of rank R `T *data, int64_t size_0..size_{R-1}, int64_t
 // stride_0..stride_{R-1}` (in elements); for a scalar its value.
 //
@@ -21,21 +23,71 @@ using llvm::StringRef;
 
 namespace {
 
-class CudaStubEmitter : public StubBuilder {
-public:
-  CudaStubEmitter(const GpuKernelInfo &info, StringRef headerName)
-      : StubBuilder(info.kernel), info(info), headerName(headerName) {}
+/// What a stub says and includes to launch through one GPU runtime. The
+/// comment fragments are worded so that the lines keep their wrapping.
+struct GpuRuntime {
+  /// The target name in the generation note ("cuda", "rocm").
+  StringRef target;
+  /// The runtime header with the Kernel class, and its namespace in tlc::.
+  StringRef header;
+  StringRef cxxNamespace;
+  /// The runtime's name in "CUDA device memory" and "CUDA errors".
+  StringRef vendor;
+  /// What LaunchOptions::stream is.
+  StringRef streamType;
+  /// Where the kernel runs, between "NULL is the default stream)" and ", with
+  /// N threads" (continuation lines start with "//    ").
+  StringRef placement;
+  /// What the dynamic shared memory is called.
+  StringRef sharedMemory;
+  /// The library loaded at the first launch.
+  StringRef library;
+};
 
-  llvm::StringRef targetName() const override { return "cuda"; }
+const GpuRuntime cudaRuntime = {
+    "cuda",
+    "tlc/Runtime/tlc_cuda.h",
+    "cuda",
+    "CUDA",
+    "CUstream",
+    " in the context current on the\n"
+    "//    calling thread (device 0's primary context when there is none)",
+    "shared memory",
+    "libcuda.so.1",
+};
+
+const GpuRuntime hipRuntime = {
+    "rocm",
+    "tlc/Runtime/tlc_hip.h",
+    "hip",
+    "HIP",
+    "hipStream_t",
+    " on the current HIP device\n"
+    "//    (hipGetDevice: device 0 unless hipSetDevice chose another)",
+    "LDS (shared memory)",
+    "libamdhip64.so",
+};
+
+class GpuStubEmitter : public StubBuilder {
+public:
+  GpuStubEmitter(const GpuRuntime &runtime, const GpuKernelInfo &info,
+                 StringRef headerName)
+      : StubBuilder(info.kernel), runtime(runtime), info(info),
+        headerName(headerName) {}
+
+  llvm::StringRef targetName() const override { return runtime.target; }
 
 private:
+  const GpuRuntime &runtime;
   const GpuKernelInfo &info;
   StringRef headerName;
 
   std::string abiComment() const override {
+    std::string vendor = runtime.vendor.str();
     return R"(//
 // Launch ABI (docs/abi.md in the tlc sources has the details):
-//  - A tensor argument is a tlc_tensor (tlc::TensorView) whose data is CUDA
+//  - A tensor argument is a tlc_tensor (tlc::TensorView) whose data is )" +
+           vendor + R"(
 //    device memory (or memory the device can access): data pointer, dtype
 //    code, rank, shape and strides, strides counted in elements. The innermost
 //    dimension must be contiguous (stride 1) and data aligned to the element
@@ -44,17 +96,19 @@ private:
 //  - Symbolic dimensions are read from the shapes and must agree across all
 //    arguments; fixed dimensions must match exactly.
 //  - The kernel is launched asynchronously on LaunchOptions::stream (a
-//    CUstream; NULL is the default stream) in the context current on the
-//    calling thread (device 0's primary context when there is none), with )" +
-           std::to_string(info.threads) + R"( threads
+//    )" + runtime.streamType.str() +
+           "; NULL is the default stream)" + runtime.placement.str() +
+           ", with " + std::to_string(info.threads) + R"( threads
 //    per block and )" +
-           std::to_string(info.dynamicSharedBytes) +
-           R"( bytes of dynamic shared memory. num_threads is ignored.
+           std::to_string(info.dynamicSharedBytes) + " bytes of dynamic " +
+           runtime.sharedMemory.str() + R"(. num_threads is ignored.
 //  - Errors are reported as a status: TLC_ERR_INVALID_ARGUMENT (-1),
-//    TLC_ERR_ALIGNMENT (-2), TLC_ERR_RUNTIME (-3, CUDA errors, with the CUDA
+//    TLC_ERR_ALIGNMENT (-2), TLC_ERR_RUNTIME (-3, )" +
+           vendor + " errors, with the " + vendor + R"(
 //    error name and text), with a message that starts with the kernel name.
 //    Nothing throws through the C entry point; nothing calls exit().
-//  - libcuda.so.1 is loaded with dlopen at the first launch. Build:
+//  - )" + runtime.library.str() +
+           R"( is loaded with dlopen at the first launch. Build:
 //    g++ -std=c++17 app.cpp )" +
            k.name + R"(.cpp -I<tlc>/include -pthread -ldl
 )";
@@ -82,10 +136,10 @@ private:
 
   void emitSource(std::string &out) override {
     llvm::raw_string_ostream os(out);
-    os << "// Generated by tlc: launch stub of kernel " << k.name
-       << " (target cuda). Do not edit.\n";
+    os << "// Generated by tlc: launch stub of kernel " << k.name << " (target "
+       << runtime.target << "). Do not edit.\n";
     os << "#include \"" << headerName << "\"\n\n";
-    os << "#include \"tlc/Runtime/tlc_cuda.h\"\n\n";
+    os << "#include \"" << runtime.header << "\"\n\n";
     os << "#include <algorithm>\n#include <cmath>\n#include <cstdint>\n"
           "#include <cstdio>\n#include <cstdlib>\n#include <exception>\n"
           "#include <limits>\n#include <string>\n\n";
@@ -127,9 +181,9 @@ private:
         os << (i ? ", " : "") << params[i];
       os << "};\n";
     }
-    os << "    static tlc::cuda::Kernel tlc_kernel(" << binaryVar() << ", "
-       << binarySizeVar() << ", \"" << info.entryName << "\", "
-       << info.dynamicSharedBytes << ");\n";
+    os << "    static tlc::" << runtime.cxxNamespace << "::Kernel tlc_kernel("
+       << binaryVar() << ", " << binarySizeVar() << ", \"" << info.entryName
+       << "\", " << info.dynamicSharedBytes << ");\n";
     os << "    return tlc_kernel.launch(" << quotedName()
        << ", tlc_gx, tlc_gy, tlc_gz, " << info.threads
        << ", options.stream, tlc_params);\n";
@@ -140,5 +194,10 @@ private:
 
 StubFiles tlc::emitCudaStub(const GpuKernelInfo &info,
                             llvm::StringRef headerName) {
-  return CudaStubEmitter(info, headerName).emit();
+  return GpuStubEmitter(cudaRuntime, info, headerName).emit();
+}
+
+StubFiles tlc::emitHipStub(const GpuKernelInfo &info,
+                           llvm::StringRef headerName) {
+  return GpuStubEmitter(hipRuntime, info, headerName).emit();
 }

@@ -1,0 +1,57 @@
+//===- AttrNames.h - Names of the discardable attributes tlc uses -*- C++ -*-===//
+//
+// Every attribute that stages of tlc hand to each other by name, in one
+// place: MLIRGen sets the kernel facts, passes read them and add their own
+// decisions. Spelled out only here, so a typo is a compile error.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TLC_DIALECT_TILE_IR_ATTRNAMES_H
+#define TLC_DIALECT_TILE_IR_ATTRNAMES_H
+
+#include "llvm/ADT/StringRef.h"
+
+namespace tlc::tile::attr {
+
+// On the module.
+/// The #tile.target description of the target being compiled for.
+constexpr llvm::StringLiteral kTarget = "tile.target";
+
+// On kernels (func.func, then gpu.func).
+/// Unit: the function is a kernel.
+constexpr llvm::StringLiteral kKernel = "tile.kernel";
+/// i64: threads per block.
+constexpr llvm::StringLiteral kThreads = "tile.threads";
+/// i64: number of grid dimensions.
+constexpr llvm::StringLiteral kGridRank = "tile.grid_rank";
+/// Dictionary: symbolic dimension -> [argument, dimension] uses.
+constexpr llvm::StringLiteral kDims = "tile.dims";
+/// Dictionary: symbolic dimension -> the value -D fixed it to.
+constexpr llvm::StringLiteral kStaticDims = "tile.static_dims";
+/// i64: bytes of dynamic shared memory a block needs (GPU kernels).
+constexpr llvm::StringLiteral kSharedBytes = "tile.shared_bytes";
+
+// On tile fns.
+/// Unit: a tile fn instance (inlined, then removed).
+constexpr llvm::StringLiteral kFn = "tile.fn";
+
+// On loops.
+/// i64: `pipelined(n, stages = S)`.
+constexpr llvm::StringLiteral kStages = "tile.stages";
+/// i64: `range(n, unroll = U)`.
+constexpr llvm::StringLiteral kUnroll = "tile.unroll";
+/// Unit: the GPU pipeliner rewrote this loop.
+constexpr llvm::StringLiteral kPipelined = "tile.pipelined";
+
+// On tile.alloc.
+/// #tile.layout: the thread layout of a fragment.
+constexpr llvm::StringLiteral kLayout = "tile.layout";
+/// String: why layout inference moved a fragment to shared memory.
+constexpr llvm::StringLiteral kDemoted = "tile.demoted";
+
+// On tile.copy.
+/// Unit: the copy is issued asynchronously by a pipelined loop.
+constexpr llvm::StringLiteral kAsync = "tile.async";
+
+} // namespace tlc::tile::attr
+
+#endif // TLC_DIALECT_TILE_IR_ATTRNAMES_H

@@ -1,0 +1,90 @@
+//===- TargetInfo.h - What a GPU vendor adds to the tile lowering -*- C++ -*-===//
+//
+// convert-tile-to-gpu is target-neutral: it distributes tile ops over a
+// block's threads with gpu/scf/memref/vector ops. Where a vendor has its own
+// instructions (warp shuffles of its width, asynchronous copies, matrix
+// instructions, ops its upstream lowering lacks), the lowering asks the
+// GPUTargetInfo of the module's #tile.target. Each vendor implements it in
+// its own folder (NVIDIA/, AMD/) and registers it in Registry.cpp.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TLC_CONVERSION_TILETOGPU_TARGETINFO_H
+#define TLC_CONVERSION_TILETOGPU_TARGETINFO_H
+
+#include "tlc/Dialect/Tile/IR/TileDialect.h"
+#include "tlc/Dialect/Tile/IR/TileOps.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/IR/Builders.h"
+
+#include <functional>
+#include <memory>
+
+namespace tlc::gpu_lowering {
+
+class KernelLowering;
+
+class GPUTargetInfo {
+public:
+  explicit GPUTargetInfo(tile::TargetAttr target) : target(target) {}
+  virtual ~GPUTargetInfo() = default;
+
+  /// The description this info was made for.
+  tile::TargetAttr target;
+  int64_t warpSize() const { return target.getWarpSize(); }
+
+  /// `v` exchanged with lane `lane ^ offset` of the same warp (offset below
+  /// the warp size). Default: gpu.shuffle xor on 32-bit values.
+  virtual mlir::Value shuffleXor(mlir::OpBuilder &b, mlir::Location loc,
+                                 mlir::Value v, int64_t offset) const;
+
+  /// Asynchronous copies (only when target.getAsyncCopy()): starts copying
+  /// `srcElements` (at most `elements`, the rest zero-filled) consecutive
+  /// elements from src[srcIndex] to dst[dstIndex] (dst in shared memory).
+  virtual void asyncCopy(mlir::OpBuilder &b, mlir::Location loc,
+                         mlir::Value dst, mlir::ValueRange dstIndex,
+                         mlir::Value src, mlir::ValueRange srcIndex,
+                         int64_t elements, mlir::Value srcElements) const;
+  /// Closes the group of copies started since the last commit.
+  virtual void asyncCommit(mlir::OpBuilder &b, mlir::Location loc) const;
+  /// Waits until at most `pending` committed groups are still in flight.
+  virtual void asyncWait(mlir::OpBuilder &b, mlir::Location loc,
+                         int64_t pending) const;
+
+  /// Lowers `op` on the target's matrix instructions when its accumulator
+  /// has the layout of the target's MMA kind and the operands suit it;
+  /// failure (nothing changed) otherwise, and the FMA path runs.
+  virtual mlir::LogicalResult lowerMmaGemm(KernelLowering &k,
+                                           tile::GemmOp op) const {
+    return mlir::failure();
+  }
+
+  /// Rewrites what the vendor's upstream lowering does not cover, once the
+  /// tile ops are gone.
+  virtual void legalize(mlir::gpu::GPUFuncOp func) const {}
+};
+
+using GPUTargetInfoFactory =
+    std::function<std::unique_ptr<GPUTargetInfo>(tile::TargetAttr)>;
+/// Makes the target info of `vendor` (a #tile.target vendor) known, with
+/// the dialects its ops come from.
+void registerGPUTargetInfo(
+    llvm::StringRef vendor, GPUTargetInfoFactory factory,
+    std::function<void(mlir::DialectRegistry &)> dialects);
+/// The target info for `target`, or null when its vendor is unknown.
+std::unique_ptr<GPUTargetInfo> createGPUTargetInfo(tile::TargetAttr target);
+/// Adds the dialects of every registered vendor (a pass's dependent
+/// dialects: which vendor a module needs is known only when it runs).
+void insertVendorDialects(mlir::DialectRegistry &registry);
+
+// Each vendor's registration: its GPUTargetInfo and its MMA kinds.
+namespace nvidia {
+void registerTargetInfo();
+} // namespace nvidia
+namespace amd {
+void registerTargetInfo();
+} // namespace amd
+
+} // namespace tlc::gpu_lowering
+
+#endif // TLC_CONVERSION_TILETOGPU_TARGETINFO_H
