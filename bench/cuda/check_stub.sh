@@ -7,7 +7,7 @@
 # prepare: nvcc compiles axpy_kernel.cu (tlc's kernel ABI, by hand) to a
 # cubin for sm_90a plus a fatbin (sm_90a cubin + compute_90 PTX); tlc
 # generates the stub of axpy.tl with each embedded (developer option
-# --cuda-stub-binary) into bench/cuda/gen/{cubin,fatbin}/.
+# --stub-binary) into bench/cuda/gen/{cubin,fatbin}/.
 # run: compiles each stub with the driver, linking only -ldl (no CUDA
 # headers or libraries), and runs it: results checked against the host, the
 # shared-memory opt-in (64 KiB) and the per-context module cache exercised.
@@ -26,7 +26,7 @@ prepare)
     -o "$gen/axpy.fatbin"
   for kind in cubin fatbin; do
     "$tlc" "$here/axpy.tl" -target=cuda -emit=stub \
-      --cuda-stub-binary="$gen/axpy.$kind" --cuda-stub-shared-bytes=65536 \
+      --stub-binary="$gen/axpy.$kind" --stub-shared-bytes=65536 \
       -o "$gen/$kind/"
   done
   echo "prepared $gen"

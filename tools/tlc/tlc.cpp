@@ -45,18 +45,27 @@ using namespace tlc;
 
 namespace {
 
-const char *kEmitHelp =
-    "What to write (default: the compiled kernels plus stubs):\n"
-    "  ast   the checked syntax tree, with types and constants\n"
-    "  tile  tile-dialect MLIR after the target-neutral passes (and, for\n"
-    "        GPU targets, layout inference: fragments show #tile.layout)\n"
-    "  llvm  optimized LLVM IR of the kernels\n"
-    "  asm   target assembly (PTX for cuda)\n"
-    "  obj   the object file only (the fatbin for cuda)\n"
-    "  stub  the launch stubs only (NAME.h and NAME.cpp per kernel)\n"
-    "  gpu   (cuda) gpu-dialect MLIR after layout inference and the tile\n"
-    "        lowering\n"
-    "  ptx, cubin, fatbin  (cuda) PTX, the cubin of -arch, cubin + PTX";
+/// The -emit= help: the common kinds, then each target's own.
+std::string emitHelp() {
+  std::string help =
+      "What to write (default: the compiled kernels plus stubs):\n"
+      "  ast   the checked syntax tree, with types and constants\n"
+      "  tile  tile-dialect MLIR after the target-neutral passes (and, for\n"
+      "        GPU targets, layout inference: fragments show #tile.layout)\n"
+      "  gpu   (GPU targets) gpu-dialect MLIR after the tile lowering\n"
+      "  llvm  optimized LLVM IR of the kernels\n"
+      "  asm   target assembly\n"
+      "  obj   the compiled kernels only (what the stubs embed or link)\n"
+      "  stub  the launch stubs only (NAME.h and NAME.cpp per kernel)";
+  for (const std::string &name : targetNames()) {
+    std::string known;
+    std::unique_ptr<Target> target = createTarget(name, known);
+    for (const EmitStage &stage : target->emitStages())
+      help += "\n  " + std::string(stage.name) + " (" + name + ") " +
+              stage.help;
+  }
+  return help;
+}
 
 struct Options {
   std::string input;
@@ -74,10 +83,10 @@ struct Options {
   std::string depfile;
   bool bundle = false;
   unsigned maxErrors = 20;
-  // Developer options (hidden) for testing CUDA stubs before CUDA code
-  // generation exists: the device binary to embed and its shared memory.
-  std::string cudaStubBinary;
-  int64_t cudaStubSharedBytes = 0;
+  // Developer options (hidden) for testing GPU stubs with a hand-made
+  // device binary: the binary to embed and its shared memory.
+  std::string stubBinary;
+  std::optional<int64_t> stubSharedBytes;
 };
 
 /// CLI11 wants `--name`; tlc also accepts the clang-style `-name`.
@@ -93,8 +102,8 @@ std::vector<std::string> normalizeArgs(int argc, char **argv) {
                                     "mlir-print-debuginfo",
                                     "depfile",
                                     "bundle",
-                                    "cuda-stub-binary",
-                                    "cuda-stub-shared-bytes"};
+                                    "stub-binary",
+                                    "stub-shared-bytes"};
   std::vector<std::string> args;
   for (int i = 1; i < argc; ++i) {
     llvm::StringRef a(argv[i]);
@@ -349,36 +358,69 @@ int compile(const Options &opts) {
                  << "'; available: " << known << "\n";
     return 1;
   }
-  // GPU spellings of the emit kinds, checked before any work.
+  // The emit kind, in the target's spelling or the common one, checked
+  // before any work.
   bool gpuTarget = target->stubsEmbedBinary();
   std::string emit = opts.emit;
-  if ((emit == "gpu" || emit == "ptx" || emit == "cubin" || emit == "fatbin") &&
-      !gpuTarget) {
-    llvm::errs() << "tlc: error: -emit=" << emit
-                 << " needs a GPU target (-target=cuda)\n";
+  std::optional<EmitKind> stageKind;
+  std::string stageExtension;
+  for (const EmitStage &stage : target->emitStages())
+    if (emit == stage.name) {
+      stageKind = stage.kind;
+      stageExtension = stage.extension;
+    }
+  static const char *common[] = {"", "ast", "tile", "llvm", "asm", "obj",
+                                 "stub"};
+  if (!stageKind && !llvm::is_contained(common, emit) &&
+      !(emit == "gpu" && gpuTarget)) {
+    // A kind of other targets, or of none.
+    std::string owners, gpuTargets, allKinds = "ast,tile,llvm,asm,obj,stub,gpu";
+    for (const std::string &name : targetNames()) {
+      std::string known;
+      std::unique_ptr<Target> other = createTarget(name, known);
+      if (other->stubsEmbedBinary())
+        gpuTargets += (gpuTargets.empty() ? "" : " or ") + name;
+      for (const EmitStage &stage : other->emitStages()) {
+        allKinds += "," + std::string(stage.name);
+        if (emit == stage.name)
+          owners += (owners.empty() ? "" : " or ") + name;
+      }
+    }
+    if (emit == "gpu")
+      owners = gpuTargets;
+    if (owners.empty())
+      llvm::errs() << "tlc: error: --emit: " << emit << " not in {" << allKinds
+                   << "}\n";
+    else
+      llvm::errs() << "tlc: error: -emit=" << emit
+                   << " needs a GPU target (-target=" << owners << ")\n";
     return 1;
   }
-  if (emit == "ptx")
+  // A target's names for the common kinds.
+  if (stageKind == EmitKind::Asm)
     emit = "asm";
-  else if (emit == "fatbin")
+  else if (stageKind == EmitKind::Obj)
     emit = "obj";
-  bool cudaStubTesting =
-      !opts.cudaStubBinary.empty() || opts.cudaStubSharedBytes != 0;
-  if (cudaStubTesting && target->name() != "cuda") {
-    llvm::errs() << "tlc: error: --cuda-stub-binary and "
-                    "--cuda-stub-shared-bytes need -target=cuda\n";
+  else if (stageKind == EmitKind::LLVM)
+    emit = "llvm";
+  bool stubTesting = !opts.stubBinary.empty() || opts.stubSharedBytes;
+  if (stubTesting && !gpuTarget) {
+    llvm::errs() << "tlc: error: --stub-binary and --stub-shared-bytes need "
+                    "a GPU target\n";
     return 1;
   }
-  std::vector<uint8_t> cudaBinary;
-  if (!opts.cudaStubBinary.empty()) {
-    auto buf = llvm::MemoryBuffer::getFile(opts.cudaStubBinary);
+  if (!opts.stubBinary.empty()) {
+    auto buf = llvm::MemoryBuffer::getFile(opts.stubBinary);
     if (!buf) {
-      llvm::errs() << "tlc: error: cannot open '" << opts.cudaStubBinary
+      llvm::errs() << "tlc: error: cannot open '" << opts.stubBinary
                    << "': " << buf.getError().message() << "\n";
       return 1;
     }
-    cudaBinary.assign((*buf)->getBufferStart(), (*buf)->getBufferEnd());
+    target->setEmbeddedBinary(std::vector<uint8_t>((*buf)->getBufferStart(),
+                                                   (*buf)->getBufferEnd()));
   }
+  if (opts.stubSharedBytes)
+    target->setStubSharedBytes(*opts.stubSharedBytes);
   if (llvm::Error err =
           target->setArch(opts.arch.empty() ? target->defaultArch()
                                             : llvm::StringRef(opts.arch))) {
@@ -509,15 +551,7 @@ int compile(const Options &opts) {
     llvm::sys::fs::create_directories(out.dir);
     for (const KernelInfo &k : sema.kernels()) {
       std::string header, source;
-      if (cudaStubTesting) {
-        GpuKernelInfo info{k, "tlc_" + k.name, k.threads,
-                           opts.cudaStubSharedBytes, cudaBinary};
-        StubFiles files = emitCudaStub(info, k.name + ".h");
-        header = std::move(files.header);
-        source = std::move(files.source);
-      } else {
-        target->emitStub(k, k.name + ".h", header, source);
-      }
+      target->emitStub(k, k.name + ".h", header, source);
       if (!writeFile(joinPath(out.dir, k.name + ".h"), header) ||
           !writeFile(joinPath(out.dir, k.name + ".cpp"), source))
         return false;
@@ -526,7 +560,7 @@ int compile(const Options &opts) {
            writeBundle(out.dir, stem, opts.input, *target, sema.kernels());
   };
   // CPU stubs need only the checked kernels; GPU stubs embed the binary.
-  bool stubsFirst = !gpuTarget || cudaStubTesting;
+  bool stubsFirst = !gpuTarget || stubTesting;
   if (wantStub && stubsFirst) {
     if (!writeStubs())
       return 1;
@@ -556,10 +590,11 @@ int compile(const Options &opts) {
                ? 0
                : 1;
   bool embed = wantStub && !stubsFirst;
-  if (emit == "asm" || emit == "cubin" || wantObj || embed) {
-    EmitKind kind = emit == "asm"     ? EmitKind::Asm
-                    : emit == "cubin" ? EmitKind::Cubin
-                                      : EmitKind::Obj;
+  bool image = stageKind == EmitKind::DeviceImage;
+  if (emit == "asm" || image || wantObj || embed) {
+    EmitKind kind = emit == "asm" ? EmitKind::Asm
+                    : image       ? EmitKind::DeviceImage
+                                  : EmitKind::Obj;
     llvm::SmallString<0> bytes;
     llvm::raw_svector_ostream buffer(bytes);
     if (llvm::Error err = target->emitCode(**llvmModule, kind, buffer)) {
@@ -567,9 +602,9 @@ int compile(const Options &opts) {
       return 2;
     }
     if (emit != "stub") {
-      std::string ext = kind == EmitKind::Asm ? target->asmExtension().str()
-                        : kind == EmitKind::Cubin
-                            ? ".cubin"
+      std::string ext = image ? stageExtension
+                        : kind == EmitKind::Asm
+                            ? target->asmExtension().str()
                             : target->binaryExtension().str();
       std::string path;
       if (kind != EmitKind::Obj)
@@ -615,21 +650,24 @@ int main(int argc, char **argv) {
                "Compiles FILE.tl to device code plus C++ launch stubs.",
                "tlc"};
   app.add_option("input", opts.input, "The .tl source file")->required();
-  app.add_option("--target", opts.target, "Code generation target: cpu or cuda")
+  std::string targetList;
+  for (const std::string &name : targetNames())
+    targetList += (targetList.empty() ? "" : ", ") + name;
+  app.add_option("--target", opts.target, "Code generation target: " + targetList)
       ->capture_default_str();
-  app.add_option("--arch", opts.arch,
-                 "Target architecture. cpu: native (default), x86-64, "
-                 "x86-64-v2, x86-64-v3, x86-64-v4, aarch64. cuda: sm_90a "
-                 "(default), sm_80, sm_86, sm_89, ... (sm_NN >= 70)");
+  std::string archHelp = "Target architecture.";
+  for (const std::string &name : targetNames()) {
+    std::string known;
+    archHelp += " " + name + ": " + createTarget(name, known)->archHelp() + ".";
+  }
+  app.add_option("--arch", opts.arch, archHelp);
   app.add_option("-D", opts.defines,
                  "Set a kernel parameter or symbolic dimension: -D NAME=VALUE");
   app.add_option("-I", opts.includeDirs, "Add a directory to the import path");
   app.add_option("-o", opts.output,
                  "Output file, or a directory (ending in '/') for the object "
                  "and stubs; default: the current directory");
-  app.add_option("--emit", opts.emit, kEmitHelp)
-      ->check(CLI::IsMember({"ast", "tile", "llvm", "asm", "obj", "stub", "gpu",
-                             "ptx", "cubin", "fatbin"}));
+  app.add_option("--emit", opts.emit, emitHelp());
   app.add_option("-O", opts.optLevel, "LLVM optimization level (0-3)")
       ->check(CLI::Range(0, 3))
       ->capture_default_str();
@@ -651,14 +689,14 @@ int main(int argc, char **argv) {
                "With -emit=tile, print the .tl source location of every op");
   app.add_flag("--mlir-timing", opts.timing,
                "Report the time spent in each MLIR pass (to stderr)");
-  // Hidden developer options: test CUDA stubs with a hand-made binary.
-  app.add_option("--cuda-stub-binary", opts.cudaStubBinary,
-                 "With -target=cuda -emit=stub: embed this file (cubin, "
-                 "fatbin or PTX with entries tlc_NAME) in every stub")
+  // Hidden developer options: test GPU stubs with a hand-made binary.
+  app.add_option("--stub-binary", opts.stubBinary,
+                 "With a GPU target and -emit=stub: embed this file (a "
+                 "device binary with entries tlc_NAME) in every stub")
       ->group("");
-  app.add_option("--cuda-stub-shared-bytes", opts.cudaStubSharedBytes,
-                 "With -target=cuda -emit=stub: dynamic shared memory bytes "
-                 "of every kernel")
+  app.add_option("--stub-shared-bytes", opts.stubSharedBytes,
+                 "With a GPU target and -emit=stub: dynamic shared memory "
+                 "bytes of every kernel")
       ->check(CLI::Range(int64_t(0), int64_t(1) << 30))
       ->group("");
   app.set_version_flag("--version", "tlc 0.1.0 (LLVM/MLIR 22)");

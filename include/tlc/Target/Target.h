@@ -24,10 +24,19 @@ class LLVMContext;
 
 namespace tlc {
 
-/// What `-emit=` asks for, beyond the target-neutral ast and tile forms.
-/// Obj is the target's binary (an object file; a fatbin for CUDA); Cubin
-/// the GPU-only single-architecture image.
-enum class EmitKind { LLVM, Asm, Obj, Cubin };
+/// What `-emit=` asks for, beyond the target-neutral ast, tile and gpu
+/// forms. Obj is the target's binary (what stubs embed or link with);
+/// DeviceImage a GPU target's single-architecture image inside it.
+enum class EmitKind { LLVM, Asm, Obj, DeviceImage };
+
+/// A target's own spelling of an -emit= kind (e.g. "isa" for Asm), with
+/// the file name extension it is written with.
+struct EmitStage {
+  const char *name;
+  EmitKind kind;
+  const char *extension;
+  const char *help;
+};
 
 class Target {
 public:
@@ -35,6 +44,8 @@ public:
   virtual llvm::StringRef name() const = 0;
   /// The default for `-arch=` (e.g. "native" on the CPU).
   virtual llvm::StringRef defaultArch() const = 0;
+  /// The -arch= values, for --help ("sm_90a (default), sm_80, ...").
+  virtual std::string archHelp() const = 0;
   /// Resolves `-arch=`; an error names the accepted values.
   virtual llvm::Error setArch(llvm::StringRef arch) = 0;
   /// Passes that lower tile IR to the LLVM dialect.
@@ -73,6 +84,12 @@ public:
   /// after emitCode(Obj) and hands the binary over first.
   virtual bool stubsEmbedBinary() const { return false; }
   virtual void setEmbeddedBinary(std::vector<uint8_t>) {}
+  /// Overrides the dynamic shared memory stubs launch with (testing stubs
+  /// with a hand-made binary).
+  virtual void setStubSharedBytes(int64_t) {}
+  /// The -emit= kinds this target adds (beyond ast, tile, gpu, llvm, asm,
+  /// obj and stub), e.g. "ptx".
+  virtual std::vector<EmitStage> emitStages() const { return {}; }
 
   /// `-g`: line tables that map the code back to .tl lines.
   void setDebugInfo(bool enable) { debugInfo = enable; }
@@ -83,6 +100,8 @@ protected:
 
 /// The target called `name`, or nullptr (then `known` lists the names).
 std::unique_ptr<Target> createTarget(llvm::StringRef name, std::string &known);
+/// Every target's name, in the registry's order.
+std::vector<std::string> targetNames();
 
 } // namespace tlc
 

@@ -135,6 +135,10 @@ void defineBF16Truncations(llvm::Module &module) {
 class CPUTarget : public Target {
 public:
   llvm::StringRef name() const override { return "cpu"; }
+  std::string archHelp() const override {
+    return "native (default), x86-64, x86-64-v2, x86-64-v3, x86-64-v4, "
+           "aarch64";
+  }
   llvm::StringRef defaultArch() const override { return "native"; }
   llvm::StringRef binaryExtension() const override { return ".o"; }
 

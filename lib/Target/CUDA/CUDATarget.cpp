@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "tlc/Dialect/Tile/IR/AttrNames.h"
 #include "CUDATarget.h"
+#include "../GPU/GPUTarget.h"
 #include "../LLVMOptimize.h"
 
 #include "tlc/Conversion/Passes.h"
@@ -51,41 +52,10 @@ std::string toolkitDir() {
   return "/usr/local/cuda";
 }
 
-/// Runs a toolkit program; its diagnostics become the error text.
-llvm::Error runTool(llvm::StringRef name, llvm::ArrayRef<std::string> args) {
-  std::string dir = toolkitDir() + "/bin";
-  auto program = llvm::sys::findProgramByName(name, {dir});
-  if (!program)
-    program = llvm::sys::findProgramByName(name);
-  if (!program)
-    return llvm::createStringError(
-        name.str() + " not found in " + dir +
-        " or PATH (set CUDA_HOME to the CUDA toolkit)");
-  llvm::SmallString<128> log;
-  llvm::sys::fs::createTemporaryFile("tlc-" + name.str(), "log", log);
-  llvm::SmallVector<llvm::StringRef> argv = {*program};
-  for (const std::string &a : args)
-    argv.push_back(a);
-  std::optional<llvm::StringRef> redirects[] = {std::nullopt, log.str(),
-                                                log.str()};
-  std::string message;
-  int rc = llvm::sys::ExecuteAndWait(*program, argv, std::nullopt, redirects, 0,
-                                     0, &message);
-  auto text = llvm::MemoryBuffer::getFile(log);
-  std::string output = text ? (*text)->getBuffer().str() : "";
-  llvm::sys::fs::remove(log);
-  if (rc != 0)
-    return llvm::createStringError(name.str() + " failed" +
-                                   (message.empty() ? "" : ": " + message) +
-                                   (output.empty() ? "" : ":\n" + output));
-  return llvm::Error::success();
-}
-
-llvm::Expected<std::string> readFile(llvm::StringRef path) {
-  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false);
-  if (!buffer)
-    return llvm::createStringError("cannot read " + path.str());
-  return (*buffer)->getBuffer().str();
+/// Runs a program of the CUDA toolkit.
+llvm::Error runToolkit(llvm::StringRef name, llvm::ArrayRef<std::string> args) {
+  return runTool(name, {toolkitDir() + "/bin"}, args,
+                 "set CUDA_HOME to the CUDA toolkit");
 }
 
 /// ptxas cannot parse an escaped quote in a `.file` name (a .tl file named
@@ -111,22 +81,16 @@ std::string withPtxasFileNames(std::string ptx) {
   return ptx;
 }
 
-/// A temporary directory removed with everything in it.
-struct TempDir {
-  llvm::SmallString<128> path;
-  TempDir() { llvm::sys::fs::createUniqueDirectory("tlc-cuda", path); }
-  ~TempDir() { llvm::sys::fs::remove_directories(path); }
-  std::string file(llvm::StringRef name) const {
-    return (path + "/" + name).str();
-  }
-};
-
-class CUDATarget : public Target {
+class CUDATarget : public GPUTarget {
 public:
   llvm::StringRef name() const override { return "cuda"; }
   llvm::StringRef defaultArch() const override { return "sm_90a"; }
   llvm::StringRef binaryExtension() const override { return ".fatbin"; }
   llvm::StringRef asmExtension() const override { return ".ptx"; }
+  std::string archHelp() const override {
+    return "sm_90a (default), sm_80, sm_86, sm_89, sm_100a, ... (sm_75 and "
+           "newer)";
+  }
 
   llvm::Error setArch(llvm::StringRef archName) override {
     // sm_NN or sm_NNa / sm_NNf (e.g. sm_80, sm_90a, sm_100a).
@@ -136,9 +100,10 @@ public:
     if (digits.back() == 'a' || digits.back() == 'f')
       digits = digits.drop_back();
     // CUDA 13's ptxas starts at sm_75 and calls sm_101 sm_110.
-    if (digits.getAsInteger(10, version) || version < 75)
+    unsigned parsedVersion = 0;
+    if (digits.getAsInteger(10, parsedVersion) || parsedVersion < 75)
       return badArch(archName);
-    if (version == 101)
+    if (parsedVersion == 101)
       return llvm::createStringError(
           "'" + archName.str() +
           "' is called sm_110 since CUDA 13; use -arch=" + "sm_110" +
@@ -160,19 +125,12 @@ public:
       if (!info || !info->isCPUStringValid(arch))
         return badArch(archName);
     }
+    version = parsedVersion;
     // PTX 8.0 covers sm_90a and everything older; PTX 9.0 every Blackwell
     // variant (sm_100f, sm_110, sm_121a, ...) and sm_88.
     std::string features =
         version >= 100 || version == 88 ? "+ptx90" : "+ptx80";
-    machine.reset(target->createTargetMachine(
-        triple, arch, features, llvm::TargetOptions(), std::nullopt,
-        std::nullopt, llvm::CodeGenOptLevel::Aggressive));
-    if (!machine)
-      return llvm::createStringError("cannot create an NVPTX target machine "
-                                     "for " +
-                                     arch);
-
-    return llvm::Error::success();
+    return createMachine(triple.str(), arch, features);
   }
 
   mlir::Attribute describe(mlir::MLIRContext &ctx) const override {
@@ -185,16 +143,11 @@ public:
         version >= 80 ? "mma_sync_m16n8k16" : "");
   }
 
-  void buildTilePipeline(mlir::OpPassManager &pm) const override {
-    pm.addPass(tile::createTileInferLayouts());
-  }
-
-  bool buildGPUPipeline(mlir::OpPassManager &pm) const override {
-    buildTilePipeline(pm);
-    pm.addPass(createConvertTileToGPU());
-    pm.addPass(mlir::createCanonicalizerPass());
-    pm.addPass(mlir::createCSEPass());
-    return true;
+  std::vector<EmitStage> emitStages() const override {
+    return {{"ptx", EmitKind::Asm, ".ptx", "PTX (the same as -emit=asm)"},
+            {"cubin", EmitKind::DeviceImage, ".cubin", "the cubin of -arch"},
+            {"fatbin", EmitKind::Obj, ".fatbin",
+             "cubin + PTX (the same as -emit=obj)"}};
   }
 
   void buildLoweringPipeline(mlir::OpPassManager &pm) const override {
@@ -227,26 +180,12 @@ public:
     mlir::registerLLVMDialectTranslation(*mctx);
     mlir::registerNVVMDialectTranslation(*mctx);
     mlir::registerGPUDialectTranslation(*mctx);
-    mlir::gpu::GPUModuleOp gpuModule;
-    module.walk([&](mlir::gpu::GPUModuleOp op) { gpuModule = op; });
-    if (!gpuModule) { // no kernel: an empty (but valid) binary
-      auto empty = std::make_unique<llvm::Module>("tlc", ctx);
-      empty->setTargetTriple(machine->getTargetTriple());
-      empty->setDataLayout(machine->createDataLayout());
-      return empty;
-    }
-    sharedBytes.clear();
-    gpuModule.walk([&](mlir::LLVM::LLVMFuncOp func) {
-      if (auto bytes =
-              func->getAttrOfType<mlir::IntegerAttr>(tile::attr::kSharedBytes))
-        sharedBytes[func.getName()] = bytes.getInt();
-    });
-    std::unique_ptr<llvm::Module> llvmModule =
-        mlir::translateModuleToLLVMIR(gpuModule, ctx, "tlc");
-    if (!llvmModule)
-      return llvm::createStringError("translation to LLVM IR failed");
-    llvmModule->setTargetTriple(machine->getTargetTriple());
-    llvmModule->setDataLayout(machine->createDataLayout());
+    auto translated = translateGPUModule(module, ctx);
+    if (!translated)
+      return translated.takeError();
+    std::unique_ptr<llvm::Module> llvmModule = std::move(*translated);
+    if (llvmModule->empty())
+      return llvmModule;
     if (llvm::Error err = linkLibdevice(*llvmModule))
       return std::move(err);
     optimizeModule(*llvmModule, machine.get(), optLevel);
@@ -255,17 +194,10 @@ public:
 
   llvm::Error emitCode(llvm::Module &module, EmitKind kind,
                        llvm::raw_pwrite_stream &os) const override {
-    std::string ptx;
-    {
-      llvm::raw_string_ostream ptxStream(ptx);
-      llvm::buffer_ostream buffer(ptxStream);
-      llvm::legacy::PassManager pm;
-      if (machine->addPassesToEmitFile(pm, buffer, nullptr,
-                                       llvm::CodeGenFileType::AssemblyFile))
-        return llvm::createStringError("NVPTX cannot emit PTX");
-      pm.run(module);
-    }
-    ptx = withPtxasFileNames(std::move(ptx));
+    auto assembly = codegen(module, llvm::CodeGenFileType::AssemblyFile);
+    if (!assembly)
+      return assembly.takeError();
+    std::string ptx = withPtxasFileNames(std::move(*assembly));
     if (kind == EmitKind::Asm || kind == EmitKind::LLVM) {
       os << ptx;
       return llvm::Error::success();
@@ -273,24 +205,19 @@ public:
     TempDir tmp;
     std::string ptxPath = tmp.file("kernels.ptx");
     std::string cubinPath = tmp.file("kernels.cubin");
-    {
-      std::error_code ec;
-      llvm::raw_fd_ostream file(ptxPath, ec);
-      if (ec)
-        return llvm::createStringError("cannot write " + ptxPath);
-      file << ptx;
-    }
+    if (llvm::Error err = writeFile(ptxPath, ptx))
+      return err;
     std::vector<std::string> ptxasArgs = {"-arch=" + arch, "-O3", ptxPath, "-o",
                                           cubinPath};
     if (debugInfo)
       ptxasArgs.push_back("-lineinfo");
-    if (llvm::Error err = runTool("ptxas", ptxasArgs))
+    if (llvm::Error err = runToolkit("ptxas", ptxasArgs))
       return err;
     std::string outPath = cubinPath;
     if (kind == EmitKind::Obj) {
       outPath = tmp.file("kernels.fatbin");
       std::string sm = llvm::StringRef(arch).drop_front(3).str();
-      if (llvm::Error err = runTool(
+      if (llvm::Error err = runToolkit(
               "fatbinary", {"-64", "--create=" + outPath,
                             "--image3=kind=elf,sm=" + sm + ",file=" + cubinPath,
                             "--image3=kind=ptx,sm=" + sm + ",file=" + ptxPath}))
@@ -303,28 +230,14 @@ public:
     return llvm::Error::success();
   }
 
-  bool stubsEmbedBinary() const override { return true; }
-  void setEmbeddedBinary(std::vector<uint8_t> bytes) override {
-    binary = std::move(bytes);
-  }
-
-  void emitStub(const KernelInfo &kernel, llvm::StringRef headerName,
-                std::string &header, std::string &source) const override {
-    std::string entry = "tlc_" + kernel.name;
-    auto it = sharedBytes.find(entry);
-    GpuKernelInfo info{kernel, entry, kernel.threads,
-                       it == sharedBytes.end() ? 0 : it->second, binary};
-    StubFiles files = emitCudaStub(info, headerName);
-    header = std::move(files.header);
-    source = std::move(files.source);
+  StubFiles emitGpuStub(const GpuKernelInfo &info,
+                        llvm::StringRef headerName) const override {
+    return emitCudaStub(info, headerName);
   }
 
 private:
   std::string arch;
   unsigned version = 0;
-  std::unique_ptr<llvm::TargetMachine> machine;
-  std::vector<uint8_t> binary;
-  mutable llvm::StringMap<int64_t> sharedBytes;
 
   /// Dynamic shared memory a block may opt in to.
   int64_t maxSharedBytes() const {
@@ -347,26 +260,10 @@ private:
   /// Math functions lower to libdevice calls (__nv_expf, ...): link the
   /// ones used and keep only the kernels visible.
   llvm::Error linkLibdevice(llvm::Module &module) const {
-    bool needed = false;
-    for (llvm::Function &f : module)
-      if (f.isDeclaration() && f.getName().starts_with("__nv_"))
-        needed = true;
-    if (needed) {
-      std::string path = toolkitDir() + "/nvvm/libdevice/libdevice.10.bc";
-      auto buffer = llvm::MemoryBuffer::getFile(path);
-      if (!buffer)
-        return llvm::createStringError("cannot read libdevice at " + path +
-                                       " (set CUDA_HOME to the CUDA toolkit)");
-      auto libdevice = llvm::parseBitcodeFile((*buffer)->getMemBufferRef(),
-                                              module.getContext());
-      if (!libdevice)
-        return libdevice.takeError();
-      (*libdevice)->setTargetTriple(module.getTargetTriple());
-      (*libdevice)->setDataLayout(module.getDataLayout());
-      if (llvm::Linker::linkModules(module, std::move(*libdevice),
-                                    llvm::Linker::LinkOnlyNeeded))
-        return llvm::createStringError("linking libdevice failed");
-    }
+    if (llvm::Error err = linkBitcodeLibrary(
+            module, "__nv_", toolkitDir() + "/nvvm/libdevice/libdevice.10.bc",
+            "set CUDA_HOME to the CUDA toolkit"))
+      return err;
     for (llvm::Function &f : module)
       if (!f.isDeclaration() &&
           f.getCallingConv() != llvm::CallingConv::PTX_Kernel)

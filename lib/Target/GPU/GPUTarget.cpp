@@ -1,0 +1,188 @@
+//===- GPUTarget.cpp - What the LLVM-based GPU targets share --------------===//
+#include "GPUTarget.h"
+
+#include "tlc/Conversion/Passes.h"
+#include "tlc/Dialect/Tile/IR/AttrNames.h"
+#include "tlc/Dialect/Tile/Transforms/Passes.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "mlir/Transforms/Passes.h"
+
+#include "llvm/Bitcode/BitcodeReader.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Linker/Linker.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace tlc;
+
+TempDir::TempDir() { llvm::sys::fs::createUniqueDirectory("tlc-gpu", path); }
+TempDir::~TempDir() { llvm::sys::fs::remove_directories(path); }
+std::string TempDir::file(llvm::StringRef name) const {
+  return (path + "/" + name).str();
+}
+
+llvm::Error tlc::runTool(llvm::StringRef name,
+                         llvm::ArrayRef<std::string> dirs,
+                         llvm::ArrayRef<std::string> args,
+                         llvm::StringRef hint) {
+  llvm::SmallVector<llvm::StringRef> paths(dirs.begin(), dirs.end());
+  auto program = llvm::sys::findProgramByName(name, paths);
+  if (!program)
+    program = llvm::sys::findProgramByName(name);
+  if (!program) {
+    std::string where;
+    for (const std::string &d : dirs)
+      where += d + " ";
+    return llvm::createStringError(name.str() + " not found in " + where +
+                                   "or PATH (" + hint.str() + ")");
+  }
+  llvm::SmallString<128> log;
+  llvm::sys::fs::createTemporaryFile("tlc-" + name.str(), "log", log);
+  llvm::SmallVector<llvm::StringRef> argv = {*program};
+  for (const std::string &a : args)
+    argv.push_back(a);
+  std::optional<llvm::StringRef> redirects[] = {std::nullopt, log.str(),
+                                                log.str()};
+  std::string message;
+  int rc = llvm::sys::ExecuteAndWait(*program, argv, std::nullopt, redirects, 0,
+                                     0, &message);
+  auto text = llvm::MemoryBuffer::getFile(log);
+  std::string output = text ? (*text)->getBuffer().str() : "";
+  llvm::sys::fs::remove(log);
+  if (rc != 0)
+    return llvm::createStringError(name.str() + " failed" +
+                                   (message.empty() ? "" : ": " + message) +
+                                   (output.empty() ? "" : ":\n" + output));
+  return llvm::Error::success();
+}
+
+llvm::Expected<std::string> tlc::readFile(llvm::StringRef path) {
+  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false);
+  if (!buffer)
+    return llvm::createStringError("cannot read " + path.str());
+  return (*buffer)->getBuffer().str();
+}
+
+llvm::Error tlc::writeFile(llvm::StringRef path, llvm::StringRef contents) {
+  std::error_code ec;
+  llvm::raw_fd_ostream file(path, ec);
+  if (ec)
+    return llvm::createStringError("cannot write " + path.str());
+  file << contents;
+  return llvm::Error::success();
+}
+
+void GPUTarget::buildTilePipeline(mlir::OpPassManager &pm) const {
+  pm.addPass(tile::createTileInferLayouts());
+}
+
+bool GPUTarget::buildGPUPipeline(mlir::OpPassManager &pm) const {
+  buildTilePipeline(pm);
+  pm.addPass(createConvertTileToGPU());
+  pm.addPass(mlir::createCanonicalizerPass());
+  pm.addPass(mlir::createCSEPass());
+  return true;
+}
+
+void GPUTarget::emitStub(const KernelInfo &kernel, llvm::StringRef headerName,
+                         std::string &header, std::string &source) const {
+  std::string entry = "tlc_" + kernel.name;
+  auto it = sharedBytes.find(entry);
+  int64_t bytes = stubSharedBytes ? *stubSharedBytes
+                  : it == sharedBytes.end() ? 0
+                                            : it->second;
+  GpuKernelInfo info{kernel, entry, kernel.threads, bytes, binary};
+  StubFiles files = emitGpuStub(info, headerName);
+  header = std::move(files.header);
+  source = std::move(files.source);
+}
+
+llvm::Error GPUTarget::createMachine(llvm::StringRef tripleName,
+                                     llvm::StringRef cpu,
+                                     llvm::StringRef features) {
+  llvm::Triple triple(tripleName);
+  std::string error;
+  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!target)
+    return llvm::createStringError("cannot target " + tripleName.str() + ": " +
+                                   error);
+  machine.reset(target->createTargetMachine(
+      triple, cpu, features, llvm::TargetOptions(), std::nullopt, std::nullopt,
+      llvm::CodeGenOptLevel::Aggressive));
+  if (!machine)
+    return llvm::createStringError("cannot create a target machine for " +
+                                   cpu.str());
+  return llvm::Error::success();
+}
+
+llvm::Expected<std::unique_ptr<llvm::Module>>
+GPUTarget::translateGPUModule(mlir::ModuleOp module,
+                              llvm::LLVMContext &ctx) const {
+  mlir::gpu::GPUModuleOp gpuModule;
+  module.walk([&](mlir::gpu::GPUModuleOp op) { gpuModule = op; });
+  if (!gpuModule) { // no kernel: an empty (but valid) binary
+    auto empty = std::make_unique<llvm::Module>("tlc", ctx);
+    empty->setTargetTriple(machine->getTargetTriple());
+    empty->setDataLayout(machine->createDataLayout());
+    return empty;
+  }
+  sharedBytes.clear();
+  gpuModule.walk([&](mlir::LLVM::LLVMFuncOp func) {
+    if (auto bytes =
+            func->getAttrOfType<mlir::IntegerAttr>(tile::attr::kSharedBytes))
+      sharedBytes[func.getName()] = bytes.getInt();
+  });
+  std::unique_ptr<llvm::Module> llvmModule =
+      mlir::translateModuleToLLVMIR(gpuModule, ctx, "tlc");
+  if (!llvmModule)
+    return llvm::createStringError("translation to LLVM IR failed");
+  llvmModule->setTargetTriple(machine->getTargetTriple());
+  llvmModule->setDataLayout(machine->createDataLayout());
+  return llvmModule;
+}
+
+llvm::Error GPUTarget::linkBitcodeLibrary(llvm::Module &module,
+                                          llvm::StringRef prefix,
+                                          llvm::StringRef path,
+                                          llvm::StringRef hint) const {
+  bool needed = false;
+  for (llvm::Function &f : module)
+    if (f.isDeclaration() && f.getName().starts_with(prefix))
+      needed = true;
+  if (!needed)
+    return llvm::Error::success();
+  auto buffer = llvm::MemoryBuffer::getFile(path);
+  if (!buffer)
+    return llvm::createStringError("cannot read " + path.str() + " (" +
+                                   hint.str() + ")");
+  auto library =
+      llvm::parseBitcodeFile((*buffer)->getMemBufferRef(), module.getContext());
+  if (!library)
+    return library.takeError();
+  (*library)->setTargetTriple(module.getTargetTriple());
+  (*library)->setDataLayout(module.getDataLayout());
+  if (llvm::Linker::linkModules(module, std::move(*library),
+                                llvm::Linker::LinkOnlyNeeded))
+    return llvm::createStringError("linking " + path.str() + " failed");
+  return llvm::Error::success();
+}
+
+llvm::Expected<std::string>
+GPUTarget::codegen(llvm::Module &module, llvm::CodeGenFileType type) const {
+  std::string out;
+  {
+    llvm::raw_string_ostream stream(out);
+    llvm::buffer_ostream buffer(stream); // written out when it goes
+    llvm::legacy::PassManager pm;
+    if (machine->addPassesToEmitFile(pm, buffer, nullptr, type))
+      return llvm::createStringError("the LLVM backend cannot emit this file");
+    pm.run(module);
+  }
+  return out;
+}

@@ -1,0 +1,85 @@
+//===- GPUTarget.h - What the LLVM-based GPU targets share -----*- C++ -*-===//
+//
+// CUDA and ROCm compile the same way: the tile IR becomes a gpu.module
+// (tile-infer-layouts, convert-tile-to-gpu), upstream passes lower it to
+// the vendor's LLVM dialect, LLVM's backend for the vendor writes assembly
+// or an object, a vendor tool (ptxas, ld.lld) makes the device image, and
+// the launch stubs embed it. This base holds the common parts; a target
+// adds its architectures, description, upstream passes and tools.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TLC_LIB_TARGET_GPU_GPUTARGET_H
+#define TLC_LIB_TARGET_GPU_GPUTARGET_H
+
+#include "tlc/Stub/StubEmitter.h"
+#include "tlc/Target/Target.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Target/TargetMachine.h"
+
+#include <string>
+#include <vector>
+
+namespace tlc {
+
+/// A temporary directory removed with everything in it.
+struct TempDir {
+  llvm::SmallString<128> path;
+  TempDir();
+  ~TempDir();
+  std::string file(llvm::StringRef name) const;
+};
+
+/// Runs `program` (found in `dirs`, then PATH) with `args`; its output
+/// becomes the error text when it fails. `hint` says how to make it found.
+llvm::Error runTool(llvm::StringRef program, llvm::ArrayRef<std::string> dirs,
+                    llvm::ArrayRef<std::string> args, llvm::StringRef hint);
+llvm::Expected<std::string> readFile(llvm::StringRef path);
+llvm::Error writeFile(llvm::StringRef path, llvm::StringRef contents);
+
+class GPUTarget : public Target {
+public:
+  void buildTilePipeline(mlir::OpPassManager &pm) const override;
+  /// The tile passes, convert-tile-to-gpu, canonicalize and cse.
+  bool buildGPUPipeline(mlir::OpPassManager &pm) const override;
+  bool stubsEmbedBinary() const override { return true; }
+  void setEmbeddedBinary(std::vector<uint8_t> bytes) override {
+    binary = std::move(bytes);
+  }
+  void setStubSharedBytes(int64_t bytes) override { stubSharedBytes = bytes; }
+  void emitStub(const KernelInfo &kernel, llvm::StringRef headerName,
+                std::string &header, std::string &source) const override;
+
+protected:
+  std::unique_ptr<llvm::TargetMachine> machine;
+  std::vector<uint8_t> binary;
+  std::optional<int64_t> stubSharedBytes;
+  /// Dynamic shared memory per kernel entry, from translate().
+  mutable llvm::StringMap<int64_t> sharedBytes;
+
+  /// The vendor's stub for one kernel.
+  virtual StubFiles emitGpuStub(const GpuKernelInfo &info,
+                                llvm::StringRef headerName) const = 0;
+
+  /// Creates `machine` for `triple` and `cpu`; false if LLVM cannot.
+  llvm::Error createMachine(llvm::StringRef triple, llvm::StringRef cpu,
+                            llvm::StringRef features);
+  /// The gpu.module of `module` as LLVM IR for `machine` (an empty module
+  /// when there is no kernel); records each kernel's shared bytes.
+  llvm::Expected<std::unique_ptr<llvm::Module>>
+  translateGPUModule(mlir::ModuleOp module, llvm::LLVMContext &ctx) const;
+  /// Links the functions `module` calls (declarations starting with
+  /// `prefix`) from the bitcode file at `path`; nothing when none is called.
+  llvm::Error linkBitcodeLibrary(llvm::Module &module, llvm::StringRef prefix,
+                                 llvm::StringRef path,
+                                 llvm::StringRef hint) const;
+  /// Runs `machine`'s code generator on `module`.
+  llvm::Expected<std::string> codegen(llvm::Module &module,
+                                      llvm::CodeGenFileType type) const;
+};
+
+} // namespace tlc
+
+#endif // TLC_LIB_TARGET_GPU_GPUTARGET_H

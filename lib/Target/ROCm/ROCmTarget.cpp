@@ -1,0 +1,262 @@
+//===- ROCmTarget.cpp - Tile IR to AMDGPU assembly and code objects -------===//
+//
+// tile-infer-layouts and convert-tile-to-gpu make a gpu.module (MFMA gemms
+// on gfx90a/gfx94x); upstream convert-amdgpu-to-rocdl and
+// convert-gpu-to-rocdl lower it to the ROCDL/LLVM dialects; the module is
+// translated to LLVM IR, the ROCm device libraries (ocml, ockl) are linked
+// when the kernels call them, LLVM's AMDGPU backend writes assembly or an
+// object and ld.lld links the code object (HSACO). Stubs launch it through
+// HIP (tlc_hip.h).
+//
+// Why not upstream gpu-module-to-binary: it makes one form per run from the
+// MLIR module, while tlc hands one optimized LLVM module to -emit=llvm,
+// -emit=isa and -emit=hsaco alike (as the CUDA target does), so only the
+// device-library link and the ld.lld step are tlc's own.
+//
+//===----------------------------------------------------------------------===//
+#include "ROCmTarget.h"
+#include "../GPU/GPUTarget.h"
+#include "../LLVMOptimize.h"
+
+#include "tlc/Dialect/Tile/IR/TileDialect.h"
+
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/GPU/GPUToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/ROCDL/ROCDLToLLVMIRTranslation.h"
+
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/Module.h"
+#include "llvm/MC/MCSubtargetInfo.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/TargetSelect.h"
+
+using namespace tlc;
+
+namespace {
+
+constexpr const char *kTriple = "amdgcn-amd-amdhsa";
+
+/// The folder of the ROCm device-library bitcode (ocml.bc, ockl.bc):
+/// $ROCM_PATH/amdgcn/bitcode, Debian's rocm-device-libs, or /opt/rocm.
+std::string deviceLibDir() {
+  std::vector<std::string> candidates;
+  for (const char *var : {"ROCM_PATH", "ROCM_HOME"})
+    if (const char *dir = std::getenv(var); dir && *dir)
+      candidates.push_back(std::string(dir) + "/amdgcn/bitcode");
+  candidates.push_back("/usr/lib/x86_64-linux-gnu/amdgcn/bitcode");
+  candidates.push_back("/usr/lib/aarch64-linux-gnu/amdgcn/bitcode");
+  candidates.push_back("/opt/rocm/amdgcn/bitcode");
+  for (const std::string &dir : candidates)
+    if (llvm::sys::fs::exists(dir + "/ocml.bc"))
+      return dir;
+  return candidates.front();
+}
+
+/// Where ld.lld is looked for before PATH: LLVM 22's own bin folder.
+std::vector<std::string> lldDirs() { return {"/usr/lib/llvm-22/bin"}; }
+
+class ROCmTarget : public GPUTarget {
+public:
+  llvm::StringRef name() const override { return "rocm"; }
+  llvm::StringRef defaultArch() const override { return "gfx942"; }
+  llvm::StringRef binaryExtension() const override { return ".hsaco"; }
+  llvm::StringRef asmExtension() const override { return ".s"; }
+  std::string archHelp() const override {
+    return "gfx942 (default), gfx90a, gfx1100, ... (any gfx9, gfx10, gfx11 "
+           "or gfx12 chip LLVM knows)";
+  }
+
+  llvm::Error setArch(llvm::StringRef archName) override {
+    llvm::StringRef digits = archName;
+    if (!digits.consume_front("gfx") || digits.size() < 3 ||
+        !llvm::isDigit(digits[0]))
+      return badArch(archName);
+    LLVMInitializeAMDGPUTargetInfo();
+    LLVMInitializeAMDGPUTarget();
+    LLVMInitializeAMDGPUTargetMC();
+    LLVMInitializeAMDGPUAsmPrinter();
+    std::string error;
+    llvm::Triple triple(kTriple);
+    const llvm::Target *target =
+        llvm::TargetRegistry::lookupTarget(triple, error);
+    if (!target)
+      return llvm::createStringError("cannot target AMDGPU: " + error);
+    {
+      std::unique_ptr<llvm::MCSubtargetInfo> info(
+          target->createMCSubtargetInfo(triple, "", ""));
+      if (!info || !info->isCPUStringValid(archName))
+        return badArch(archName);
+    }
+    // gfx9 (GCN/CDNA) runs waves of 64; RDNA (gfx10 and newer) of 32.
+    major = digits.starts_with("9") ? 9 : 0;
+    if (!major)
+      digits.take_front(2).getAsInteger(10, major);
+    if (major < 9)
+      return badArch(archName);
+    arch = archName.str();
+    return createMachine(kTriple, arch, "");
+  }
+
+  mlir::Attribute describe(mlir::MLIRContext &ctx) const override {
+    ctx.getOrLoadDialect<tile::TileDialect>();
+    return tile::TargetAttr::get(
+        &ctx, name(), arch, waveSize(), ldsBytes(), /*maxThreads=*/1024,
+        /*maxRegisters=*/256, /*vectorBytes=*/16, /*asyncCopy=*/false,
+        hasMfma() ? "mfma_f32_16x16x16" : "");
+  }
+
+  std::vector<EmitStage> emitStages() const override {
+    return {{"isa", EmitKind::Asm, ".s",
+             "AMDGPU assembly (the same as -emit=asm)"},
+            {"hsaco", EmitKind::Obj, ".hsaco",
+             "the code object (the same as -emit=obj)"}};
+  }
+
+  void buildLoweringPipeline(mlir::OpPassManager &pm) const override {
+    buildGPUPipeline(pm);
+    std::string chip = "chipset=" + arch;
+    std::string upstream =
+        "gpu.module(convert-scf-to-cf,arith-expand,expand-strided-metadata,"
+        "lower-affine,convert-amdgpu-to-rocdl{" +
+        chip + "},convert-gpu-to-rocdl{" + chip +
+        " index-bitwidth=64 use-bare-ptr-memref-call-conv=true runtime=HIP},"
+        "convert-vector-to-llvm,canonicalize,cse),"
+        "reconcile-unrealized-casts";
+    if (mlir::failed(mlir::parsePassPipeline(upstream, pm, llvm::errs())))
+      llvm::report_fatal_error("tlc: bad built-in ROCm pass pipeline");
+  }
+
+  llvm::Expected<std::unique_ptr<llvm::Module>>
+  translate(mlir::ModuleOp module, llvm::LLVMContext &ctx,
+            unsigned optLevel) const override {
+    mlir::MLIRContext *mctx = module.getContext();
+    mlir::registerBuiltinDialectTranslation(*mctx);
+    mlir::registerLLVMDialectTranslation(*mctx);
+    mlir::registerROCDLDialectTranslation(*mctx);
+    mlir::registerGPUDialectTranslation(*mctx);
+    auto translated = translateGPUModule(module, ctx);
+    if (!translated)
+      return translated.takeError();
+    std::unique_ptr<llvm::Module> llvmModule = std::move(*translated);
+    // Code object v5: what ROCm 5.x and newer load.
+    llvmModule->addModuleFlag(llvm::Module::Error,
+                              "amdhsa_code_object_version", 500);
+    if (llvmModule->empty())
+      return llvmModule;
+    std::string libs = deviceLibDir();
+    const char *hint = "install rocm-device-libs or set ROCM_PATH";
+    if (llvm::Error err = linkBitcodeLibrary(*llvmModule, "__ocml_",
+                                             libs + "/ocml.bc", hint))
+      return std::move(err);
+    if (llvm::Error err = linkBitcodeLibrary(*llvmModule, "__ockl_",
+                                             libs + "/ockl.bc", hint))
+      return std::move(err);
+    defineLibraryControls(*llvmModule);
+    for (llvm::Function &f : *llvmModule)
+      if (!f.isDeclaration() &&
+          f.getCallingConv() != llvm::CallingConv::AMDGPU_KERNEL)
+        f.setLinkage(llvm::GlobalValue::InternalLinkage);
+    optimizeModule(*llvmModule, machine.get(), optLevel);
+    return llvmModule;
+  }
+
+  llvm::Error emitCode(llvm::Module &module, EmitKind kind,
+                       llvm::raw_pwrite_stream &os) const override {
+    if (kind == EmitKind::Asm || kind == EmitKind::LLVM) {
+      auto assembly = codegen(module, llvm::CodeGenFileType::AssemblyFile);
+      if (!assembly)
+        return assembly.takeError();
+      os << *assembly;
+      return llvm::Error::success();
+    }
+    auto object = codegen(module, llvm::CodeGenFileType::ObjectFile);
+    if (!object)
+      return object.takeError();
+    TempDir tmp;
+    std::string objectPath = tmp.file("kernels.o");
+    std::string hsacoPath = tmp.file("kernels.hsaco");
+    if (llvm::Error err = writeFile(objectPath, *object))
+      return err;
+    if (llvm::Error err =
+            runTool("ld.lld", lldDirs(),
+                    {"-shared", "--no-undefined", objectPath, "-o", hsacoPath},
+                    "install lld-22"))
+      return err;
+    auto bytes = readFile(hsacoPath);
+    if (!bytes)
+      return bytes.takeError();
+    os << *bytes;
+    return llvm::Error::success();
+  }
+
+private:
+  std::string arch;
+  unsigned major = 0;
+
+  int64_t waveSize() const { return major == 9 ? 64 : 32; }
+  /// LDS per workgroup: 160 KiB on gfx950, 64 KiB elsewhere.
+  int64_t ldsBytes() const { return arch == "gfx950" ? 160 * 1024 : 65536; }
+  /// v_mfma_f32_16x16x16 for f16 and bf16 (the bf16 form from gfx90a on).
+  bool hasMfma() const {
+    return arch == "gfx90a" || arch == "gfx940" || arch == "gfx941" ||
+           arch == "gfx942" || arch == "gfx950";
+  }
+
+  StubFiles emitGpuStub(const GpuKernelInfo &info,
+                        llvm::StringRef headerName) const override {
+    return emitHipStub(info, headerName);
+  }
+
+  /// The device libraries read their configuration from __oclc_*
+  /// constants that the ROCm toolchain defines per compile: IEEE
+  /// behaviour (no fast math, no flushing of denormals), correctly rounded
+  /// f32 sqrt, the wave size and the ISA version.
+  void defineLibraryControls(llvm::Module &module) const {
+    unsigned version = 0;
+    {
+      // gfxMmS: major * 1000 + minor * 100 + stepping (hex digits).
+      llvm::StringRef digits = llvm::StringRef(arch).drop_front(3);
+      llvm::StringRef majorText = digits.drop_back(2);
+      unsigned minor = 0, stepping = 0, majorValue = 0;
+      majorText.getAsInteger(10, majorValue);
+      digits.take_back(2).take_front(1).getAsInteger(16, minor);
+      digits.take_back(1).getAsInteger(16, stepping);
+      version = majorValue * 1000 + minor * 100 + stepping;
+    }
+    std::pair<const char *, unsigned> controls[] = {
+        {"__oclc_finite_only_opt", 0},
+        {"__oclc_unsafe_math_opt", 0},
+        {"__oclc_daz_opt", 0},
+        {"__oclc_correctly_rounded_sqrt32", 1},
+        {"__oclc_wavefrontsize64", waveSize() == 64},
+        {"__oclc_ISA_version", version},
+        {"__oclc_ABI_version", 500}};
+    for (auto [name, value] : controls) {
+      llvm::GlobalVariable *global = module.getGlobalVariable(name);
+      if (!global || !global->isDeclaration())
+        continue;
+      auto *type = global->getValueType();
+      if (!type->isIntegerTy())
+        continue;
+      global->setInitializer(llvm::ConstantInt::get(type, value));
+      global->setConstant(true);
+      global->setLinkage(llvm::GlobalValue::PrivateLinkage);
+    }
+  }
+
+  static llvm::Error badArch(llvm::StringRef archName) {
+    return llvm::createStringError(
+        "unknown ROCm architecture '" + archName.str() +
+        "'; expected an AMD GPU from gfx9 on: gfx90a, gfx942, gfx950, "
+        "gfx1030, gfx1100, gfx1201, ...");
+  }
+};
+
+} // namespace
+
+std::unique_ptr<Target> tlc::createROCmTarget() {
+  return std::make_unique<ROCmTarget>();
+}
