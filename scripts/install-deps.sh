@@ -8,7 +8,7 @@ packages=(
   cmake ninja-build ccache g++ python3
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools lld-22
   libcli11-dev libopenblas-dev
-  rocm-device-libs libamdhip64-dev
+  rocm-device-libs libamdhip64-dev clang-format-22
 )
 
 missing=()

@@ -24,6 +24,11 @@ config.substitutions.append(
 # in include/; examples/ holds the .tl sources.
 config.substitutions.append(("%tlc_include", os.path.join(config.tlc_src_root, "include")))
 config.substitutions.append(("%examples", os.path.join(config.tlc_src_root, "examples")))
+config.substitutions.append(("%tlc_src_root", config.tlc_src_root))
+
+# The formatter of test/format.test (scripts/install-deps.sh installs it).
+if shutil.which("clang-format-22"):
+    config.available_features.add("clang-format")
 config.substitutions.append(("%cxx", config.host_cxx + " -std=c++17 -O2 -pthread"))
 
 if platform.machine() in ("x86_64", "AMD64"):

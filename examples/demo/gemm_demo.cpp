@@ -24,8 +24,10 @@ int main(int argc, char **argv) {
   std::mt19937 rng(42);
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
   std::vector<float> A(M * K), B(K * N), C(M * N, NAN);
-  for (float &x : A) x = dist(rng);
-  for (float &x : B) x = dist(rng);
+  for (float &x : A)
+    x = dist(rng);
+  for (float &x : B)
+    x = dist(rng);
 
   auto a = tlc::makeTensor(A.data(), TLC_F32, {M, K});
   auto b = tlc::makeTensor(B.data(), TLC_F32, {K, N});

@@ -88,11 +88,11 @@ std::optional<ConstValue> Sema::Impl::foldBinary(BinaryOp op,
     return ConstValue::ofBool(a.b || b.b);
   case BinaryOp::Eq:
     return ConstValue::ofBool(a.kind == ConstValue::Bool ? a.b == b.b
-                              : isInt                    ? a.i == b.i
+                              : isInt ? a.i == b.i
                                       : a.asDouble() == b.asDouble());
   case BinaryOp::Ne:
     return ConstValue::ofBool(a.kind == ConstValue::Bool ? a.b != b.b
-                              : isInt                    ? a.i != b.i
+                              : isInt ? a.i != b.i
                                       : a.asDouble() != b.asDouble());
   case BinaryOp::Lt:
     return ConstValue::ofBool(isInt ? a.i < b.i : a.asDouble() < b.asDouble());

@@ -1,6 +1,6 @@
 //===- MLIRGen.cpp - Checked AST to the tile dialect ----------------------===//
-#include "tlc/Dialect/Tile/IR/AttrNames.h"
 #include "tlc/MLIRGen/MLIRGen.h"
+#include "tlc/Dialect/Tile/IR/AttrNames.h"
 #include "tlc/Dialect/Tile/IR/TileOps.h"
 #include "tlc/Dialect/Tile/IR/TileUtils.h"
 
@@ -584,8 +584,9 @@ private:
                                : arith::ConstantIndexOp::create(b, l, 1);
     auto loop = scf::ForOp::create(b, l, lb, ub, step);
     for (auto &kw : s->kwargs)
-      loop->setAttr(s->loopKind == tlc::LoopKind::Pipelined ? tlc::tile::attr::kStages
-                                                            : tlc::tile::attr::kUnroll,
+      loop->setAttr(s->loopKind == tlc::LoopKind::Pipelined
+                        ? tlc::tile::attr::kStages
+                        : tlc::tile::attr::kUnroll,
                     b.getI64IntegerAttr(kw.value->constValue->i));
     if (s->loopKind == tlc::LoopKind::Pipelined &&
         !loop->hasAttr(tlc::tile::attr::kStages))
@@ -659,7 +660,8 @@ private:
                                    b.getFunctionType(argTypes, {}));
     fn->setAttr(tlc::tile::attr::kKernel, b.getUnitAttr());
     fn->setAttr(tlc::tile::attr::kThreads, b.getI64IntegerAttr(k.threads));
-    fn->setAttr(tlc::tile::attr::kGridRank, b.getI64IntegerAttr(k.decl->grid.size()));
+    fn->setAttr(tlc::tile::attr::kGridRank,
+                b.getI64IntegerAttr(k.decl->grid.size()));
     SmallVector<NamedAttribute> dims;
     for (const tlc::SymDimInfo &d : k.symDims) {
       SmallVector<Attribute> uses;

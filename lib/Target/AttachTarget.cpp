@@ -18,8 +18,8 @@ struct TileAttachTarget
     std::string known;
     std::unique_ptr<tlc::Target> target = tlc::createTarget(targetName, known);
     if (!target) {
-      getOperation().emitError() << "unknown target '" << targetName
-                                 << "'; available: " << known;
+      getOperation().emitError()
+          << "unknown target '" << targetName << "'; available: " << known;
       return signalPassFailure();
     }
     if (llvm::Error err = target->setArch(

@@ -61,8 +61,8 @@ std::string emitHelp() {
     std::string known;
     std::unique_ptr<Target> target = createTarget(name, known);
     for (const EmitStage &stage : target->emitStages())
-      help += "\n  " + std::string(stage.name) + " (" + name + ") " +
-              stage.help;
+      help +=
+          "\n  " + std::string(stage.name) + " (" + name + ") " + stage.help;
   }
   return help;
 }
@@ -369,8 +369,8 @@ int compile(const Options &opts) {
       stageKind = stage.kind;
       stageExtension = stage.extension;
     }
-  static const char *common[] = {"", "ast", "tile", "llvm", "asm", "obj",
-                                 "stub"};
+  static const char *common[] = {"",    "ast", "tile", "llvm",
+                                 "asm", "obj", "stub"};
   if (!stageKind && !llvm::is_contained(common, emit) &&
       !(emit == "gpu" && gpuTarget)) {
     // A kind of other targets, or of none.
@@ -416,8 +416,8 @@ int compile(const Options &opts) {
                    << "': " << buf.getError().message() << "\n";
       return 1;
     }
-    target->setEmbeddedBinary(std::vector<uint8_t>((*buf)->getBufferStart(),
-                                                   (*buf)->getBufferEnd()));
+    target->setEmbeddedBinary(
+        std::vector<uint8_t>((*buf)->getBufferStart(), (*buf)->getBufferEnd()));
   }
   if (opts.stubSharedBytes)
     target->setStubSharedBytes(*opts.stubSharedBytes);
@@ -653,7 +653,8 @@ int main(int argc, char **argv) {
   std::string targetList;
   for (const std::string &name : targetNames())
     targetList += (targetList.empty() ? "" : ", ") + name;
-  app.add_option("--target", opts.target, "Code generation target: " + targetList)
+  app.add_option("--target", opts.target,
+                 "Code generation target: " + targetList)
       ->capture_default_str();
   std::string archHelp = "Target architecture.";
   for (const std::string &name : targetNames()) {

@@ -68,9 +68,7 @@ public:
   /// The description of the target and -arch that tile passes read
   /// (#tile.target, set on the module as attribute tile.target); null for
   /// targets whose passes need none.
-  virtual mlir::Attribute describe(mlir::MLIRContext &ctx) const {
-    return {};
-  }
+  virtual mlir::Attribute describe(mlir::MLIRContext &ctx) const { return {}; }
 
   /// Target-dependent passes that still produce tile IR (layout inference
   /// on GPUs); `-emit=tile` shows their result.

@@ -24,9 +24,9 @@ struct CPUApproximateMath
     // sin/cos (no range reduction for large arguments) stay exact calls.
     auto approximated = [](StringRef name) {
       name.consume_front("math."); // the patterns pass operation names
-      return llvm::is_contained({"exp", "expm1", "log", "log1p", "log2",
-                                 "tanh", "erf", "erfc"},
-                                name);
+      return llvm::is_contained(
+          {"exp", "expm1", "log", "log1p", "log2", "tanh", "erf", "erfc"},
+          name);
     };
     populateMathF32ExpansionPatterns(patterns, approximated);
     populateMathPolynomialApproximationPatterns(patterns, approximated);

@@ -67,7 +67,7 @@ private:
   Location loc;
   Value src, dst, window;
   bool srcWindow, dstWindow, srcUnsigned, dstUnsigned, global = false,
-      scalarEdges = false;
+                                                       scalarEdges = false;
   ArrayRef<int64_t> shape;
   SmallVector<Value> origin;
   int64_t lead = 0, lanes = 1;
@@ -175,8 +175,10 @@ private:
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
       Value v = memref::LoadOp::create(b, loc, src, srcWindow ? wi : ti);
-      memref::StoreOp::create(b, loc, tile::castElements(b, loc, v, dstElem, srcUnsigned, dstUnsigned),
-                              dst, dstWindow ? wi : ti);
+      memref::StoreOp::create(
+          b, loc,
+          tile::castElements(b, loc, v, dstElem, srcUnsigned, dstUnsigned), dst,
+          dstWindow ? wi : ti);
       if (srcWindow) {
         b.setInsertionPoint(ifOp.elseBlock()->getTerminator());
         memref::StoreOp::create(

@@ -4,9 +4,9 @@
 // atomic_add) and the kernel ABI. Gemm and parallel live in their own files.
 //
 //===----------------------------------------------------------------------===//
-#include "tlc/Dialect/Tile/IR/AttrNames.h"
 #include "CPULowering.h"
 #include "tlc/Conversion/Passes.h"
+#include "tlc/Dialect/Tile/IR/AttrNames.h"
 #include "tlc/Dialect/Tile/IR/TileUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -368,7 +368,8 @@ struct ConvertTileToCPU
         unroll.push_back(loop);
     });
     for (scf::ForOp loop : unroll) {
-      int64_t factor = loop->getAttrOfType<IntegerAttr>(tile::attr::kUnroll).getInt();
+      int64_t factor =
+          loop->getAttrOfType<IntegerAttr>(tile::attr::kUnroll).getInt();
       loop->removeAttr(tile::attr::kUnroll);
       if (factor > 1 && failed(loopUnrollByFactor(loop, factor))) {
         loop.emitError("cannot unroll this loop");

@@ -7,8 +7,8 @@
 // (through shared scratch).
 //
 //===----------------------------------------------------------------------===//
-#include "tlc/Dialect/Tile/IR/AttrNames.h"
 #include "KernelLowering.h"
+#include "tlc/Dialect/Tile/IR/AttrNames.h"
 
 #include "tlc/Dialect/Tile/IR/TileUtils.h"
 

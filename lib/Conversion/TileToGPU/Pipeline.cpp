@@ -1,4 +1,5 @@
-//===- Pipeline.cpp - Multi-stage async-copy pipelines for `pipelined` loops ===//
+//===- Pipeline.cpp - Multi-stage async-copy pipelines for `pipelined` loops
+//===//
 //
 // `for k in pipelined(n, stages = S)` loads the shared tiles of iteration
 // k + S - 1 while iteration k computes. The copies from global memory into
@@ -12,8 +13,8 @@
 // asynchronous copies (GPUTargetInfo::asyncCopy, asyncCommit, asyncWait).
 //
 //===----------------------------------------------------------------------===//
-#include "tlc/Dialect/Tile/IR/AttrNames.h"
 #include "KernelLowering.h"
+#include "tlc/Dialect/Tile/IR/AttrNames.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"

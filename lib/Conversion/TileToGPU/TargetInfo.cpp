@@ -22,10 +22,9 @@ Value GPUTargetInfo::shuffleXor(OpBuilder &b, Location loc, Value v,
         tile::castElements(b, loc, v,
                            llvm::isa<FloatType>(type) ? Type(b.getF32Type())
                                                       : Type(b.getI32Type()));
-  auto shuffle = gpu::ShuffleOp::create(b, loc, wide,
-                                        static_cast<int32_t>(offset),
-                                        static_cast<int32_t>(warpSize()),
-                                        gpu::ShuffleMode::XOR);
+  auto shuffle = gpu::ShuffleOp::create(
+      b, loc, wide, static_cast<int32_t>(offset),
+      static_cast<int32_t>(warpSize()), gpu::ShuffleMode::XOR);
   Value result = shuffle.getShuffleResult();
   return result.getType() == type ? result
                                   : tile::castElements(b, loc, result, type);
@@ -60,7 +59,8 @@ void gpu_lowering::registerGPUTargetInfo(
     llvm::StringRef vendor, GPUTargetInfoFactory factory,
     std::function<void(DialectRegistry &)> dialects) {
   std::lock_guard<std::mutex> lock(factoriesMutex);
-  vendors().try_emplace(vendor, Vendor{std::move(factory), std::move(dialects)});
+  vendors().try_emplace(vendor,
+                        Vendor{std::move(factory), std::move(dialects)});
 }
 
 void gpu_lowering::insertVendorDialects(DialectRegistry &registry) {

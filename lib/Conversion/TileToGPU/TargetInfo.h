@@ -1,4 +1,5 @@
-//===- TargetInfo.h - What a GPU vendor adds to the tile lowering -*- C++ -*-===//
+//===- TargetInfo.h - What a GPU vendor adds to the tile lowering -*- C++
+//-*-===//
 //
 // convert-tile-to-gpu is target-neutral: it distributes tile ops over a
 // block's threads with gpu/scf/memref/vector ops. Where a vendor has its own

@@ -5,8 +5,8 @@
 // op lowerings are in Ops.cpp.
 //
 //===----------------------------------------------------------------------===//
-#include "tlc/Dialect/Tile/IR/AttrNames.h"
 #include "KernelLowering.h"
+#include "tlc/Dialect/Tile/IR/AttrNames.h"
 
 #include "tlc/Conversion/Passes.h"
 
@@ -257,8 +257,7 @@ struct ConvertTileToGPU
       if (!threads || threads.getInt() < 1 ||
           threads.getInt() > description.getMaxThreads()) {
         kernel.emitError() << "kernel needs " << tile::attr::kThreads
-                           << " between 1 and "
-                           << description.getMaxThreads();
+                           << " between 1 and " << description.getMaxThreads();
         return signalPassFailure();
       }
     }
@@ -374,7 +373,8 @@ struct ConvertTileToGPU
   }
 
   LogicalResult lowerBody(gpu::GPUFuncOp func, func::FuncOp kernel) {
-    int64_t threads = func->getAttrOfType<IntegerAttr>(tile::attr::kThreads).getInt();
+    int64_t threads =
+        func->getAttrOfType<IntegerAttr>(tile::attr::kThreads).getInt();
     KernelLowering k(func, threads, *target);
     int64_t maxSharedBytes = target->target.getMaxSharedBytes();
     Block &entry = func.getBody().front();

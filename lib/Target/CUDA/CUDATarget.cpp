@@ -7,10 +7,10 @@
 // can JIT the PTX). Stubs follow docs/abi.md and embed the fatbin.
 //
 //===----------------------------------------------------------------------===//
-#include "tlc/Dialect/Tile/IR/AttrNames.h"
 #include "CUDATarget.h"
 #include "../GPU/GPUTarget.h"
 #include "../LLVMOptimize.h"
+#include "tlc/Dialect/Tile/IR/AttrNames.h"
 
 #include "tlc/Conversion/Passes.h"
 #include "tlc/Dialect/Tile/IR/TileDialect.h"

@@ -27,8 +27,7 @@ std::string TempDir::file(llvm::StringRef name) const {
   return (path + "/" + name).str();
 }
 
-llvm::Error tlc::runTool(llvm::StringRef name,
-                         llvm::ArrayRef<std::string> dirs,
+llvm::Error tlc::runTool(llvm::StringRef name, llvm::ArrayRef<std::string> dirs,
                          llvm::ArrayRef<std::string> args,
                          llvm::StringRef hint) {
   llvm::SmallVector<llvm::StringRef> paths(dirs.begin(), dirs.end());
@@ -94,7 +93,7 @@ void GPUTarget::emitStub(const KernelInfo &kernel, llvm::StringRef headerName,
                          std::string &header, std::string &source) const {
   std::string entry = "tlc_" + kernel.name;
   auto it = sharedBytes.find(entry);
-  int64_t bytes = stubSharedBytes ? *stubSharedBytes
+  int64_t bytes = stubSharedBytes           ? *stubSharedBytes
                   : it == sharedBytes.end() ? 0
                                             : it->second;
   GpuKernelInfo info{kernel, entry, kernel.threads, bytes, binary};
@@ -108,7 +107,8 @@ llvm::Error GPUTarget::createMachine(llvm::StringRef tripleName,
                                      llvm::StringRef features) {
   llvm::Triple triple(tripleName);
   std::string error;
-  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);
+  const llvm::Target *target =
+      llvm::TargetRegistry::lookupTarget(triple, error);
   if (!target)
     return llvm::createStringError("cannot target " + tripleName.str() + ": " +
                                    error);

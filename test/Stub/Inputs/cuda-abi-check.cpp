@@ -8,16 +8,30 @@
 
 namespace {
 // Maps a tlc::cuda type to the cuda.h type it stands for.
-template <typename T> struct Map { using type = T; };
-template <typename T> struct Map<T *> { using type = typename Map<T>::type *; };
+template <typename T> struct Map {
+  using type = T;
+};
+template <typename T> struct Map<T *> {
+  using type = typename Map<T>::type *;
+};
 template <typename T> struct Map<const T> {
   using type = const typename Map<T>::type;
 };
-template <> struct Map<tlc::cuda::CUctx_st> { using type = ::CUctx_st; };
-template <> struct Map<tlc::cuda::CUmod_st> { using type = ::CUmod_st; };
-template <> struct Map<tlc::cuda::CUfunc_st> { using type = ::CUfunc_st; };
-template <> struct Map<tlc::cuda::CUstream_st> { using type = ::CUstream_st; };
-template <> struct Map<tlc::cuda::CUresult> { using type = ::CUresult; };
+template <> struct Map<tlc::cuda::CUctx_st> {
+  using type = ::CUctx_st;
+};
+template <> struct Map<tlc::cuda::CUmod_st> {
+  using type = ::CUmod_st;
+};
+template <> struct Map<tlc::cuda::CUfunc_st> {
+  using type = ::CUfunc_st;
+};
+template <> struct Map<tlc::cuda::CUstream_st> {
+  using type = ::CUstream_st;
+};
+template <> struct Map<tlc::cuda::CUresult> {
+  using type = ::CUresult;
+};
 template <> struct Map<tlc::cuda::CUfunction_attribute> {
   using type = ::CUfunction_attribute;
 };

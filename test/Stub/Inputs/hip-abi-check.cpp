@@ -8,17 +8,27 @@
 
 namespace {
 // Maps a tlc::hip type to the hip_runtime_api.h type it stands for.
-template <typename T> struct Map { using type = T; };
-template <typename T> struct Map<T *> { using type = typename Map<T>::type *; };
+template <typename T> struct Map {
+  using type = T;
+};
+template <typename T> struct Map<T *> {
+  using type = typename Map<T>::type *;
+};
 template <typename T> struct Map<const T> {
   using type = const typename Map<T>::type;
 };
-template <> struct Map<tlc::hip::ihipModule_t> { using type = ::ihipModule_t; };
+template <> struct Map<tlc::hip::ihipModule_t> {
+  using type = ::ihipModule_t;
+};
 template <> struct Map<tlc::hip::ihipModuleSymbol_t> {
   using type = ::ihipModuleSymbol_t;
 };
-template <> struct Map<tlc::hip::ihipStream_t> { using type = ::ihipStream_t; };
-template <> struct Map<tlc::hip::hipError_t> { using type = ::hipError_t; };
+template <> struct Map<tlc::hip::ihipStream_t> {
+  using type = ::ihipStream_t;
+};
+template <> struct Map<tlc::hip::hipError_t> {
+  using type = ::hipError_t;
+};
 template <> struct Map<tlc::hip::hipDeviceAttribute_t> {
   using type = ::hipDeviceAttribute_t;
 };

@@ -113,8 +113,7 @@ LogicalResult lowerMfma16(KernelLowering &k, tile::GemmOp op,
         for (int64_t i = 0; i < 4; ++i)
           acc = vector::InsertOp::create(
               b, loc,
-              memref::LoadOp::create(b, loc, cf->slots,
-                                     c(slotOf(mt, nt, i))),
+              memref::LoadOp::create(b, loc, cf->slots, c(slotOf(mt, nt, i))),
               acc, ArrayRef<int64_t>{i});
       accs.push_back(acc);
     }
@@ -165,7 +164,8 @@ LogicalResult lowerMfma16(KernelLowering &k, tile::GemmOp op,
       Value acc = loop.getResult(mt * nTiles + nt);
       for (int64_t i = 0; i < 4; ++i)
         memref::StoreOp::create(
-            b, loc, vector::ExtractOp::create(b, loc, acc, ArrayRef<int64_t>{i}),
+            b, loc,
+            vector::ExtractOp::create(b, loc, acc, ArrayRef<int64_t>{i}),
             cf->slots, c(slotOf(mt, nt, i)));
     }
   op.erase();

@@ -1,6 +1,6 @@
 //===- Layout.cpp - Thread layouts of fragments ---------------------------===//
-#include "tlc/Dialect/Tile/IR/AttrNames.h"
 #include "tlc/Dialect/Tile/IR/Layout.h"
+#include "tlc/Dialect/Tile/IR/AttrNames.h"
 #include "tlc/Dialect/Tile/IR/TileOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -418,10 +418,8 @@ std::optional<MmaPlan> tlc::tile::planMma(GemmOp op, int64_t threads,
   return best;
 }
 
-std::optional<std::pair<int64_t, int64_t>>
-tlc::tile::matchMmaAccumulator(const MmaKind &kind,
-                               const FragmentLayout &layout, int64_t m,
-                               int64_t n) {
+std::optional<std::pair<int64_t, int64_t>> tlc::tile::matchMmaAccumulator(
+    const MmaKind &kind, const FragmentLayout &layout, int64_t m, int64_t n) {
   int64_t warp = kind.warpSize(), tm = kind.tileM(), tn = kind.tileN();
   int64_t warps = layout.threads / warp;
   if (layout.threads % warp || m % tm || n % tn)

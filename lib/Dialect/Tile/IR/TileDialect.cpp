@@ -1,7 +1,7 @@
 //===- TileDialect.cpp - The tile dialect ---------------------------------===//
 #include "tlc/Dialect/Tile/IR/TileDialect.h"
-#include "tlc/Dialect/Tile/IR/TileOps.h"
 #include "tlc/Dialect/Tile/IR/AttrNames.h"
+#include "tlc/Dialect/Tile/IR/TileOps.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
@@ -85,8 +85,8 @@ LogicalResult TargetAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                  StringRef vendor, StringRef arch,
                                  int64_t warpSize, int64_t maxSharedBytes,
                                  int64_t maxThreads, int64_t maxRegisters,
-                                 int64_t vectorBytes,
-                                 bool asyncCopy, StringRef mma) {
+                                 int64_t vectorBytes, bool asyncCopy,
+                                 StringRef mma) {
   if (vendor.empty() || arch.empty())
     return emitError() << "a target needs a vendor and an architecture";
   if (warpSize < 1 || !llvm::isPowerOf2_64(warpSize))

@@ -33,8 +33,8 @@ class LayoutInference {
 public:
   LayoutInference(func::FuncOp kernel, int64_t threads, const MmaKind *mma,
                   int64_t maxRegisters)
-      : kernel(kernel), threads(threads), mma(mma),
-        maxRegisters(maxRegisters) {}
+      : kernel(kernel), threads(threads), mma(mma), maxRegisters(maxRegisters) {
+  }
 
   void run() {
     while (true) {
@@ -295,9 +295,8 @@ struct TileInferLayouts
     if (target && !target.getMma().empty()) {
       mma = lookupMmaKind(target.getMma());
       if (!mma) {
-        getOperation().emitError()
-            << "unknown MMA kind '" << target.getMma()
-            << "' in the target description";
+        getOperation().emitError() << "unknown MMA kind '" << target.getMma()
+                                   << "' in the target description";
         return signalPassFailure();
       }
     }

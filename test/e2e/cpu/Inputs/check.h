@@ -197,8 +197,7 @@ public:
     for (size_t d = 0; d + 1 < shape_.size(); ++d)
       rows_ *= shape_[d];
     ld_ = cols_ + pad_;
-    buf_.assign(static_cast<size_t>(rows_ * ld_ + kGuard),
-                Elem<S>::sentinel());
+    buf_.assign(static_cast<size_t>(rows_ * ld_ + kGuard), Elem<S>::sentinel());
   }
 
   int64_t numel() const { return numel_; }
@@ -328,8 +327,7 @@ public:
 
   /// A check that is not a comparison of numbers.
   bool expect(bool ok, const std::string &name, const std::string &what) {
-    std::printf("%s %s %s\n", ok ? "PASS" : "FAIL", name.c_str(),
-                what.c_str());
+    std::printf("%s %s %s\n", ok ? "PASS" : "FAIL", name.c_str(), what.c_str());
     ok ? ++passed : ++failed;
     return ok;
   }

@@ -8,7 +8,7 @@ int main() {
   check::Checker checker;
   // (M, N, row padding): many row tiles (M up to 1000), ragged both ways.
   const std::tuple<int64_t, int64_t, int64_t> cases[] = {
-      {1, 1, 0},    {3, 5, 0},     {17, 33, 1},  {100, 257, 0},
+      {1, 1, 0},     {3, 5, 0},    {17, 33, 1},  {100, 257, 0},
       {257, 100, 3}, {1000, 7, 0}, {64, 128, 0}, {128, 1, 0}};
   for (auto [M, N, pad] : cases) {
     std::string size = check::sizeStr({M, N});
@@ -16,8 +16,8 @@ int main() {
     check::Tensor<float> X({M, N}, pad), Out({N});
     X.fillRandom(rng);
     Out.poison();
-    if (!checker.launched(tlc::kernels::colsum(X.view(), Out.view()),
-                          "colsum", size))
+    if (!checker.launched(tlc::kernels::colsum(X.view(), Out.view()), "colsum",
+                          size))
       continue;
     std::vector<double> ref(N, 0.0);
     for (int64_t i = 0; i < M; ++i)

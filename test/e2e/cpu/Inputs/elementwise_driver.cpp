@@ -9,8 +9,8 @@ int main() {
   check::Checker checker;
   // (M, N, row padding)
   const std::tuple<int64_t, int64_t, int64_t> cases[] = {
-      {1, 1, 0},   {3, 5, 0},     {17, 200, 2},  {100, 257, 0},
-      {64, 128, 0}, {257, 3, 1},  {130, 129, 0}};
+      {1, 1, 0},    {3, 5, 0},   {17, 200, 2}, {100, 257, 0},
+      {64, 128, 0}, {257, 3, 1}, {130, 129, 0}};
   for (auto [M, N, pad] : cases) {
     std::string size = check::sizeStr({M, N});
     check::Rng rng("bias_gelu" + size);

@@ -27,8 +27,8 @@ int main() {
     std::fill(C.begin(), C.end(), NAN);
     tlc::Status s = tlc::kernels::gemm(a, b, c);
     report(what, s);
-    bool untouched = std::all_of(C.begin(), C.end(),
-                                 [](float x) { return std::isnan(x); });
+    bool untouched =
+        std::all_of(C.begin(), C.end(), [](float x) { return std::isnan(x); });
     if (!s.ok() && !untouched) {
       std::printf("FAIL %s: the output was written\n", what);
       ++failures;
@@ -63,8 +63,8 @@ int main() {
   launch("rank-1", tlc::makeTensor(C.data(), TLC_F32, {M * N}), b, c);
   launch("rank-9", a, b,
          tlc::makeTensor(C.data(), TLC_F32, {1, 1, 1, 1, 1, 1, 1, M, N}));
-  launch("strides-length", tlc::makeTensor(A.data(), TLC_F32, {M, K}, {K}),
-         b, c);
+  launch("strides-length", tlc::makeTensor(A.data(), TLC_F32, {M, K}, {K}), b,
+         c);
   launch("negative-size", tlc::makeTensor(A.data(), TLC_F32, {-1, K}), b, c);
   launch("null-data", tlc::makeTensor(nullptr, TLC_F32, {M, K}), b, c);
   launch("misaligned",
@@ -86,8 +86,8 @@ int main() {
          tlc::makeTensor(C.data(), TLC_F32, {0, N}));
   tlc::Status s = launch("K=0", tlc::makeTensor(A.data(), TLC_F32, {M, 0}),
                          tlc::makeTensor(B.data(), TLC_F32, {0, N}), c);
-  if (s.ok() && !std::all_of(C.begin(), C.end(),
-                             [](float x) { return x == 0.0f; })) {
+  if (s.ok() &&
+      !std::all_of(C.begin(), C.end(), [](float x) { return x == 0.0f; })) {
     std::printf("FAIL K=0: C is not all zero\n");
     ++failures;
   }

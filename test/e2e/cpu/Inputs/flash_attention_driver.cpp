@@ -28,8 +28,7 @@ int main() {
   // (B, H, S, row padding): S = 1, S smaller than a tile, exact tiles and
   // ragged tails; padding makes all four tensors row-strided.
   const std::tuple<int64_t, int64_t, int64_t, int64_t> cases[] = {
-      {1, 1, 1, 0}, {1, 2, 5, 0}, {2, 1, 64, 3}, {1, 2, 97, 0},
-      {2, 2, 130, 1}};
+      {1, 1, 1, 0}, {1, 2, 5, 0}, {2, 1, 64, 3}, {1, 2, 97, 0}, {2, 2, 130, 1}};
   std::string name = std::string("flash_attn.") + check::Elem<T>::name +
                      (CAUSAL ? ".causal" : "");
   for (auto [B, H, S, pad] : cases) {

@@ -17,8 +17,8 @@ int main() {
   // (M, N, K, row padding): tiny, ragged and exact multiples of the default
   // 96x128x128 tiles; a padding > 0 makes every tensor row-strided.
   const std::tuple<int64_t, int64_t, int64_t, int64_t> cases[] = {
-      {1, 1, 1, 0},     {3, 5, 7, 0},      {17, 33, 9, 3},
-      {1, 257, 100, 0}, {100, 1, 257, 1},  {96, 128, 128, 0},
+      {1, 1, 1, 0},       {3, 5, 7, 0},      {17, 33, 9, 3},
+      {1, 257, 100, 0},   {100, 1, 257, 1},  {96, 128, 128, 0},
       {100, 130, 257, 5}, {257, 100, 64, 0}, {192, 256, 300, 2}};
   for (auto [M, N, K, pad] : cases) {
     std::string size = check::sizeStr({M, N, K});

@@ -18,11 +18,13 @@ int main() {
     check::Tensor<float> X({M, N}, 1), Y({M, N});
     X.fillRandom(rng);
     Y.poison();
-    if (c.launched(tlc::kernels::affine_blocks(X.view(), Y.view()), "affine_blocks", size)) {
+    if (c.launched(tlc::kernels::affine_blocks(X.view(), Y.view()),
+                   "affine_blocks", size)) {
       std::vector<double> ref(M * N);
       for (int64_t i = 0; i < M; ++i)
         for (int64_t j = 0; j < N; ++j)
-          ref[i * N + j] = 2.0 * X.get(i * N + j) + 1 + ((j / 16 + i / 8) % 2 ? 100 : 0);
+          ref[i * N + j] =
+              2.0 * X.get(i * N + j) + 1 + ((j / 16 + i / 8) % 2 ? 100 : 0);
       c.compare("affine_blocks", size, Y, ref, 1e-6);
     }
   }
@@ -32,7 +34,8 @@ int main() {
     check::Tensor<float> X({N}), Y({N});
     X.fillRandom(rng);
     Y.poison();
-    if (c.launched(tlc::kernels::var_loop(X.view(), Y.view()), "var_loop", size)) {
+    if (c.launched(tlc::kernels::var_loop(X.view(), Y.view()), "var_loop",
+                   size)) {
       std::vector<double> ref(N);
       for (int64_t i = 0; i < N; ++i)
         ref[i] = 6.0 * X.get(i);
@@ -65,14 +68,17 @@ int main() {
     }
     c.expect(ok, "f64_ops", std::to_string(N) + " within 1e-12");
   }
-  for (auto [M, N, K] : {std::tuple<int64_t, int64_t, int64_t>{1, 1, 1}, {17, 23, 13}, {32, 16, 24}}) {
+  for (auto [M, N, K] : {std::tuple<int64_t, int64_t, int64_t>{1, 1, 1},
+                         {17, 23, 13},
+                         {32, 16, 24}}) {
     std::string size = check::sizeStr({M, N, K});
     check::Rng rng("gemm_tt" + size);
     check::Tensor<float> A({K, M}), B({N, K}), C({M, N});
     A.fillRandom(rng);
     B.fillRandom(rng);
     C.poison();
-    if (c.launched(tlc::kernels::gemm_tt(A.view(), B.view(), C.view()), "gemm_tt", size)) {
+    if (c.launched(tlc::kernels::gemm_tt(A.view(), B.view(), C.view()),
+                   "gemm_tt", size)) {
       std::vector<double> ref(M * N, 0.0);
       for (int64_t i = 0; i < M; ++i)
         for (int64_t j = 0; j < N; ++j)

@@ -22,10 +22,11 @@ int main() {
   check::Checker c;
   const float inf = std::numeric_limits<float>::infinity();
   const float nan = std::numeric_limits<float>::quiet_NaN();
-  std::vector<float> X = {-2, -2, -3, 0, nan, 1, -1, -inf, 2, 7, 0.5f,
-                          1234.5f, 123450, 1.2345e7f, 1.2345e14f, -0.75f, 3};
-  std::vector<float> E = {3, 2, -1, 0, 0, nan, inf, 3, 15, 2, 10,
-                          1, 0.5f, 2, 1, 3, 0.5f};
+  std::vector<float> X = {-2,     -2,        -3,         0,      nan,  1,
+                          -1,     -inf,      2,          7,      0.5f, 1234.5f,
+                          123450, 1.2345e7f, 1.2345e14f, -0.75f, 3};
+  std::vector<float> E = {3, 2,  -1, 0,    0, nan, inf, 3,   15,
+                          2, 10, 1,  0.5f, 2, 1,   3,   0.5f};
   int64_t n = X.size();
   std::vector<std::vector<float>> out(5, std::vector<float>(n, -12345));
   auto t = [&](std::vector<float> &v) {
@@ -42,9 +43,8 @@ int main() {
     expOk &= close(out[3][i], std::exp(std::min(X[i], 80.0f)), 1e-6) &&
              close(out[4][i], std::tanh(X[i]), 1e-6);
     if (!powOk || !trigOk || !expOk) {
-      std::printf("  at x=%g e=%g: pow %g sin %g cos %g exp %g tanh %g\n",
-                  X[i], E[i], out[0][i], out[1][i], out[2][i], out[3][i],
-                  out[4][i]);
+      std::printf("  at x=%g e=%g: pow %g sin %g cos %g exp %g tanh %g\n", X[i],
+                  E[i], out[0][i], out[1][i], out[2][i], out[3][i], out[4][i]);
       break;
     }
   }

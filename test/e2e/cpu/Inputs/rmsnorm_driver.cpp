@@ -18,8 +18,8 @@ int main() {
   };
   // Ragged N (sum of squares over several column tiles), tiny rows, and a
   // large eps that changes the result noticeably.
-  const Case cases[] = {{1, 1, 0, 1e-5f},    {3, 5, 0, 1e-5f},
-                        {17, 300, 2, 1e-5f}, {100, 257, 0, 1e-6f},
+  const Case cases[] = {{1, 1, 0, 1e-5f},     {3, 5, 0, 1e-5f},
+                        {17, 300, 2, 1e-5f},  {100, 257, 0, 1e-6f},
                         {33, 1024, 0, 1e-5f}, {257, 3, 1, 1e-5f},
                         {16, 256, 0, 0.5f}};
   std::string name = std::string("rmsnorm.") + check::Elem<T>::name;

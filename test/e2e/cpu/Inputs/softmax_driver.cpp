@@ -23,12 +23,11 @@ int main() {
     float lo, hi;
     bool increasing;
   };
-  const Case cases[] = {
-      {1, 1, 0, -5, 5, false},     {3, 5, 0, -5, 5, false},
-      {17, 129, 2, -5, 5, false},  {100, 257, 0, -5, 5, false},
-      {64, 128, 0, -5, 5, false},  {5, 1000, 1, -5, 5, false},
-      {257, 3, 0, -5, 5, false},   {7, 300, 0, 80, 100, false},
-      {9, 200, 0, -8, 8, true}};
+  const Case cases[] = {{1, 1, 0, -5, 5, false},    {3, 5, 0, -5, 5, false},
+                        {17, 129, 2, -5, 5, false}, {100, 257, 0, -5, 5, false},
+                        {64, 128, 0, -5, 5, false}, {5, 1000, 1, -5, 5, false},
+                        {257, 3, 0, -5, 5, false},  {7, 300, 0, 80, 100, false},
+                        {9, 200, 0, -8, 8, true}};
   std::string name = std::string("softmax.") + check::Elem<T>::name;
   for (const Case &c : cases) {
     const int64_t M = c.M, N = c.N;

@@ -1,4 +1,5 @@
-//===- AttrNames.h - Names of the discardable attributes tlc uses -*- C++ -*-===//
+//===- AttrNames.h - Names of the discardable attributes tlc uses -*- C++
+//-*-===//
 //
 // Every attribute that stages of tlc hand to each other by name, in one
 // place: MLIRGen sets the kernel facts, passes read them and add their own

@@ -1,4 +1,5 @@
-//===- TileUtils.h - Helpers for tile IR producers and lowerings -*- C++ -*-===//
+//===- TileUtils.h - Helpers for tile IR producers and lowerings -*- C++
+//-*-===//
 #ifndef TLC_DIALECT_TILE_IR_TILEUTILS_H
 #define TLC_DIALECT_TILE_IR_TILEUTILS_H
 
