@@ -90,11 +90,8 @@ public:
       if (!info || !info->isCPUStringValid(archName))
         return badArch(archName);
     }
-    // gfx9 (GCN/CDNA) runs waves of 64; RDNA (gfx10 and newer) of 32.
-    major = digits.starts_with("9") ? 9 : 0;
-    if (!major)
-      digits.take_front(2).getAsInteger(10, major);
-    if (major < 9)
+    // gfxMmS: the last two characters are minor and stepping (hex).
+    if (digits.drop_back(2).getAsInteger(10, major) || major < 9)
       return badArch(archName);
     arch = archName.str();
     return createMachine(kTriple, arch, "");
@@ -109,17 +106,20 @@ public:
   }
 
   std::vector<EmitStage> emitStages() const override {
-    return {{"isa", EmitKind::Asm, ".s",
-             "AMDGPU assembly (the same as -emit=asm)"},
-            {"hsaco", EmitKind::Obj, ".hsaco",
-             "the code object (the same as -emit=obj)"}};
+    return {
+        {"isa", EmitKind::Asm, ".s", "AMDGPU assembly (the same as -emit=asm)"},
+        {"hsaco", EmitKind::Obj, ".hsaco",
+         "the code object (the same as -emit=obj)"}};
   }
 
   void buildLoweringPipeline(mlir::OpPassManager &pm) const override {
     buildGPUPipeline(pm);
     std::string chip = "chipset=" + arch;
+    // Math first, to ocml calls: inside convert-gpu-to-rocdl some functions
+    // (tanh) become LLVM intrinsics the AMDGPU backend cannot select.
     std::string upstream =
-        "gpu.module(convert-scf-to-cf,arith-expand,expand-strided-metadata,"
+        "convert-math-to-rocdl{" + chip +
+        "},gpu.module(convert-scf-to-cf,arith-expand,expand-strided-metadata,"
         "lower-affine,convert-amdgpu-to-rocdl{" +
         chip + "},convert-gpu-to-rocdl{" + chip +
         " index-bitwidth=64 use-bare-ptr-memref-call-conv=true runtime=HIP},"
@@ -142,17 +142,17 @@ public:
       return translated.takeError();
     std::unique_ptr<llvm::Module> llvmModule = std::move(*translated);
     // Code object v5: what ROCm 5.x and newer load.
-    llvmModule->addModuleFlag(llvm::Module::Error,
-                              "amdhsa_code_object_version", 500);
+    llvmModule->addModuleFlag(llvm::Module::Error, "amdhsa_code_object_version",
+                              500);
     if (llvmModule->empty())
       return llvmModule;
     std::string libs = deviceLibDir();
     const char *hint = "install rocm-device-libs or set ROCM_PATH";
-    if (llvm::Error err = linkBitcodeLibrary(*llvmModule, "__ocml_",
-                                             libs + "/ocml.bc", hint))
+    if (llvm::Error err =
+            linkBitcodeLibrary(*llvmModule, "__ocml_", libs + "/ocml.bc", hint))
       return std::move(err);
-    if (llvm::Error err = linkBitcodeLibrary(*llvmModule, "__ockl_",
-                                             libs + "/ockl.bc", hint))
+    if (llvm::Error err =
+            linkBitcodeLibrary(*llvmModule, "__ockl_", libs + "/ockl.bc", hint))
       return std::move(err);
     defineLibraryControls(*llvmModule);
     for (llvm::Function &f : *llvmModule)
@@ -196,6 +196,7 @@ private:
   std::string arch;
   unsigned major = 0;
 
+  /// gfx9 (GCN/CDNA) runs waves of 64; RDNA (gfx10 and newer) of 32.
   int64_t waveSize() const { return major == 9 ? 64 : 32; }
   /// LDS per workgroup: 160 KiB on gfx950, 64 KiB elsewhere.
   int64_t ldsBytes() const { return arch == "gfx950" ? 160 * 1024 : 65536; }
