@@ -33,7 +33,7 @@ cmake_policy(VERSION 3.20...3.31)
 # tlc::runtime (for example CUDA::cuda_driver, after
 # find_package(CUDAToolkit)).
 function(_tlc_target_info target supported_var suffix_var libs_var)
-  set(supported cpu cuda)
+  set(supported cpu cuda rocm)
   set(${supported_var} "${supported}" PARENT_SCOPE)
   if(target STREQUAL "cpu")
     set(${suffix_var} ".o" PARENT_SCOPE)
@@ -41,6 +41,11 @@ function(_tlc_target_info target supported_var suffix_var libs_var)
   elseif(target STREQUAL "cuda")
     # The fatbin is embedded in the stubs, which load libcuda with dlopen.
     set(${suffix_var} ".fatbin" PARENT_SCOPE)
+    set(${libs_var} "${CMAKE_DL_LIBS}" PARENT_SCOPE)
+  elseif(target STREQUAL "rocm")
+    # The code object is embedded in the stubs, which load libamdhip64 with
+    # dlopen.
+    set(${suffix_var} ".hsaco" PARENT_SCOPE)
     set(${libs_var} "${CMAKE_DL_LIBS}" PARENT_SCOPE)
   else()
     set(${suffix_var} "" PARENT_SCOPE)

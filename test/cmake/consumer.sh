@@ -89,24 +89,26 @@ if "$cmake" -G Ninja -S "$tmp/bad" -B "$tmp/bad/build" \
   fail "TARGET metal was accepted"
 fi
 grep -q "TARGET 'metal' is not supported" "$tmp/bad.log" &&
-  grep -q "supported targets: cpu, cuda" "$tmp/bad.log" ||
+  grep -q "supported targets: cpu, cuda, rocm" "$tmp/bad.log" ||
   { cat "$tmp/bad.log"; fail "no clear message for TARGET metal"; }
 
-# TARGET cuda needs the CUDA toolkit's ptxas and fatbinary at build time
-# (not at run time: the stubs load libcuda with dlopen).
-cuda_home="${CUDA_HOME:-/usr/local/cuda}"
-if [ -x "$cuda_home/bin/ptxas" ] && [ -x "$cuda_home/bin/fatbinary" ]; then
-  echo "== TARGET cuda builds a library that links with nothing but -ldl"
-  mkdir -p "$tmp/cuda"
-  cat >"$tmp/cuda/CMakeLists.txt" <<'CML'
+# A GPU target builds a library whose stubs embed the device binary and
+# link with nothing but -ldl (the driver library is loaded with dlopen):
+# gpu_consumer TARGET ARCH SUFFIX builds one and checks that a call with
+# wrong shapes fails cleanly before any driver call (no GPU needed).
+gpu_consumer() {
+  local target="$1" arch="$2" suffix="$3" dir="$tmp/$1"
+  echo "== TARGET $target builds a library that links with nothing but -ldl"
+  mkdir -p "$dir"
+  cat >"$dir/CMakeLists.txt" <<CML
 cmake_minimum_required(VERSION 3.20)
-project(cudaconsumer LANGUAGES CXX)
+project(gpuconsumer LANGUAGES CXX)
 find_package(tlc CONFIG REQUIRED)
-tlc_add_kernels(gpu_kernels SOURCES scale.tl TARGET cuda ARCH sm_80)
+tlc_add_kernels(gpu_kernels SOURCES scale.tl TARGET $target ARCH $arch)
 add_executable(app main.cpp)
 target_link_libraries(app PRIVATE gpu_kernels)
 CML
-  cat >"$tmp/cuda/scale.tl" <<'TL'
+  cat >"$dir/scale.tl" <<'TL'
 kernel scale<B = 256>(X: f32[N], out Y: f32[N], a: f32)
   grid(cdiv(N, B)) as (bx) threads(128)
 {
@@ -116,11 +118,11 @@ kernel scale<B = 256>(X: f32[N], out Y: f32[N], a: f32)
   copy(x, Y[bx * B]);
 }
 TL
-  cat >"$tmp/cuda/main.cpp" <<'CPP'
+  cat >"$dir/main.cpp" <<'CPP'
 #include "scale.tlc.h"
 #include <cstdio>
 int main() {
-  // Wrong shapes are caught before any CUDA call: no GPU needed.
+  // Wrong shapes are caught before any driver call: no GPU needed.
   float x[4] = {}, y[3] = {};
   tlc::Status s = tlc::kernels::scale(tlc::makeTensor(x, TLC_F32, {4}),
                                       tlc::makeTensor(y, TLC_F32, {3}), 2.0f);
@@ -128,16 +130,25 @@ int main() {
   return s.code == TLC_ERR_INVALID_ARGUMENT ? 0 : 1;
 }
 CPP
-  "$cmake" -G Ninja -S "$tmp/cuda" -B "$tmp/cuda/build" \
-    -DCMAKE_PREFIX_PATH="$prefix" >"$tmp/cuda.log" 2>&1 &&
-    ninja -C "$tmp/cuda/build" >>"$tmp/cuda.log" 2>&1 ||
-    { cat "$tmp/cuda.log"; fail "TARGET cuda did not build"; }
-  [ -s "$tmp/cuda/build/tlc/gpu_kernels/scale.fatbin" ] ||
-    fail "no scale.fatbin"
-  "$tmp/cuda/build/app" | grep -q "Y.shape\[0\] is 3 but N = 4" ||
-    { "$tmp/cuda/build/app"; fail "the CUDA stub did not check the shapes"; }
+  "$cmake" -G Ninja -S "$dir" -B "$dir/build" \
+    -DCMAKE_PREFIX_PATH="$prefix" >"$dir.log" 2>&1 &&
+    ninja -C "$dir/build" >>"$dir.log" 2>&1 ||
+    { cat "$dir.log"; fail "TARGET $target did not build"; }
+  [ -s "$dir/build/tlc/gpu_kernels/scale$suffix" ] ||
+    fail "no scale$suffix"
+  "$dir/build/app" | grep -q "Y.shape\[0\] is 3 but N = 4" ||
+    { "$dir/build/app"; fail "the $target stub did not check the shapes"; }
+}
+
+# TARGET cuda needs the CUDA toolkit's ptxas and fatbinary at build time
+# (not at run time: the stubs load libcuda with dlopen).
+cuda_home="${CUDA_HOME:-/usr/local/cuda}"
+if [ -x "$cuda_home/bin/ptxas" ] && [ -x "$cuda_home/bin/fatbinary" ]; then
+  gpu_consumer cuda sm_80 .fatbin
 else
   echo "== (no CUDA toolkit at $cuda_home: TARGET cuda not built)"
 fi
+# TARGET rocm needs ld.lld and the ROCm device libraries (install-deps.sh).
+gpu_consumer rocm gfx942 .hsaco
 
 echo "PASS: cmake consumer"

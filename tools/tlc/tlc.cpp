@@ -680,8 +680,8 @@ int main(int argc, char **argv) {
                  "Write a Makefile-style dependency file (the .tl file and "
                  "every file it imports) to this path");
   app.add_flag("-g", opts.debugInfo,
-               "Line tables mapping the generated code (PTX .loc, object "
-               "DWARF lines) back to .tl lines");
+               "Line tables mapping the generated code (GPU assembly line "
+               "directives, object DWARF lines) back to .tl lines");
   app.add_flag("--bundle", opts.bundle,
                "Also write STEM.tlc.h and STEM.tlc.cpp, which include the "
                "header and the stub of every kernel in the file (fixed names "
