@@ -172,24 +172,14 @@ public:
       llvm::report_fatal_error("tlc: bad built-in debug info pipeline");
   }
 
-  llvm::Expected<std::unique_ptr<llvm::Module>>
-  translate(mlir::ModuleOp module, llvm::LLVMContext &ctx,
-            unsigned optLevel) const override {
-    mlir::MLIRContext *mctx = module.getContext();
-    mlir::registerBuiltinDialectTranslation(*mctx);
-    mlir::registerLLVMDialectTranslation(*mctx);
-    mlir::registerNVVMDialectTranslation(*mctx);
-    mlir::registerGPUDialectTranslation(*mctx);
-    auto translated = translateGPUModule(module, ctx);
-    if (!translated)
-      return translated.takeError();
-    std::unique_ptr<llvm::Module> llvmModule = std::move(*translated);
-    if (llvmModule->empty())
-      return llvmModule;
-    if (llvm::Error err = linkLibdevice(*llvmModule))
-      return std::move(err);
-    optimizeModule(*llvmModule, machine.get(), optLevel);
-    return llvmModule;
+  void registerVendorTranslation(mlir::MLIRContext &ctx) const override {
+    mlir::registerNVVMDialectTranslation(ctx);
+  }
+  llvm::CallingConv::ID kernelCallingConv() const override {
+    return llvm::CallingConv::PTX_Kernel;
+  }
+  llvm::Error prepareModule(llvm::Module &module) const override {
+    return linkLibdevice(module);
   }
 
   llvm::Error emitCode(llvm::Module &module, EmitKind kind,
@@ -258,16 +248,12 @@ private:
   }
 
   /// Math functions lower to libdevice calls (__nv_expf, ...): link the
-  /// ones used and keep only the kernels visible.
+  /// ones used.
   llvm::Error linkLibdevice(llvm::Module &module) const {
     if (llvm::Error err = linkBitcodeLibrary(
             module, "__nv_", toolkitDir() + "/nvvm/libdevice/libdevice.10.bc",
             "set CUDA_HOME to the CUDA toolkit"))
       return err;
-    for (llvm::Function &f : module)
-      if (!f.isDeclaration() &&
-          f.getCallingConv() != llvm::CallingConv::PTX_Kernel)
-        f.setLinkage(llvm::GlobalValue::InternalLinkage);
     // libdevice asks whether denormals flush; they do not.
     module.addModuleFlag(llvm::Module::Override, "nvvm-reflect-ftz",
                          static_cast<uint32_t>(0));

@@ -1,11 +1,15 @@
 //===- GPUTarget.cpp - What the LLVM-based GPU targets share --------------===//
 #include "GPUTarget.h"
+#include "../LLVMOptimize.h"
 
 #include "tlc/Conversion/Passes.h"
 #include "tlc/Dialect/Tile/IR/AttrNames.h"
 #include "tlc/Dialect/Tile/Transforms/Passes.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/GPU/GPUToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Export.h"
 #include "mlir/Transforms/Passes.h"
 
@@ -144,6 +148,29 @@ GPUTarget::translateGPUModule(mlir::ModuleOp module,
     return llvm::createStringError("translation to LLVM IR failed");
   llvmModule->setTargetTriple(machine->getTargetTriple());
   llvmModule->setDataLayout(machine->createDataLayout());
+  return llvmModule;
+}
+
+llvm::Expected<std::unique_ptr<llvm::Module>>
+GPUTarget::translate(mlir::ModuleOp module, llvm::LLVMContext &ctx,
+                     unsigned optLevel) const {
+  mlir::MLIRContext *mctx = module.getContext();
+  mlir::registerBuiltinDialectTranslation(*mctx);
+  mlir::registerLLVMDialectTranslation(*mctx);
+  mlir::registerGPUDialectTranslation(*mctx);
+  registerVendorTranslation(*mctx);
+  auto translated = translateGPUModule(module, ctx);
+  if (!translated)
+    return translated.takeError();
+  std::unique_ptr<llvm::Module> llvmModule = std::move(*translated);
+  if (llvmModule->empty())
+    return llvmModule;
+  if (llvm::Error err = prepareModule(*llvmModule))
+    return std::move(err);
+  for (llvm::Function &f : *llvmModule)
+    if (!f.isDeclaration() && f.getCallingConv() != kernelCallingConv())
+      f.setLinkage(llvm::GlobalValue::InternalLinkage);
+  optimizeModule(*llvmModule, machine.get(), optLevel);
   return llvmModule;
 }
 

@@ -17,6 +17,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/IR/CallingConv.h"
 #include "llvm/Target/TargetMachine.h"
 
 #include <string>
@@ -51,6 +52,12 @@ public:
   void setStubSharedBytes(int64_t bytes) override { stubSharedBytes = bytes; }
   void emitStub(const KernelInfo &kernel, llvm::StringRef headerName,
                 std::string &header, std::string &source) const override;
+  /// The gpu.module as optimized LLVM IR: translated, completed by
+  /// prepareModule (device libraries), every function but the kernels
+  /// internalized, then LLVM's pipeline at `optLevel`.
+  llvm::Expected<std::unique_ptr<llvm::Module>>
+  translate(mlir::ModuleOp module, llvm::LLVMContext &ctx,
+            unsigned optLevel) const final;
 
 protected:
   std::unique_ptr<llvm::TargetMachine> machine;
@@ -58,6 +65,13 @@ protected:
   std::optional<int64_t> stubSharedBytes;
   /// Dynamic shared memory per kernel entry, from translate().
   mutable llvm::StringMap<int64_t> sharedBytes;
+
+  /// Registers the translation of the vendor's LLVM dialect (NVVM, ROCDL).
+  virtual void registerVendorTranslation(mlir::MLIRContext &ctx) const = 0;
+  /// Completes the translated module of kernels (links device libraries).
+  virtual llvm::Error prepareModule(llvm::Module &module) const = 0;
+  /// The calling convention of the vendor's kernels.
+  virtual llvm::CallingConv::ID kernelCallingConv() const = 0;
 
   /// The vendor's stub for one kernel.
   virtual StubFiles emitGpuStub(const GpuKernelInfo &info,

@@ -16,14 +16,10 @@
 //===----------------------------------------------------------------------===//
 #include "ROCmTarget.h"
 #include "../GPU/GPUTarget.h"
-#include "../LLVMOptimize.h"
 
 #include "tlc/Dialect/Tile/IR/TileDialect.h"
 
 #include "mlir/Pass/PassRegistry.h"
-#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
-#include "mlir/Target/LLVMIR/Dialect/GPU/GPUToLLVMIRTranslation.h"
-#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/ROCDL/ROCDLToLLVMIRTranslation.h"
 
 #include "llvm/IR/Constants.h"
@@ -129,38 +125,27 @@ public:
       llvm::report_fatal_error("tlc: bad built-in ROCm pass pipeline");
   }
 
-  llvm::Expected<std::unique_ptr<llvm::Module>>
-  translate(mlir::ModuleOp module, llvm::LLVMContext &ctx,
-            unsigned optLevel) const override {
-    mlir::MLIRContext *mctx = module.getContext();
-    mlir::registerBuiltinDialectTranslation(*mctx);
-    mlir::registerLLVMDialectTranslation(*mctx);
-    mlir::registerROCDLDialectTranslation(*mctx);
-    mlir::registerGPUDialectTranslation(*mctx);
-    auto translated = translateGPUModule(module, ctx);
-    if (!translated)
-      return translated.takeError();
-    std::unique_ptr<llvm::Module> llvmModule = std::move(*translated);
+  void registerVendorTranslation(mlir::MLIRContext &ctx) const override {
+    mlir::registerROCDLDialectTranslation(ctx);
+  }
+  llvm::CallingConv::ID kernelCallingConv() const override {
+    return llvm::CallingConv::AMDGPU_KERNEL;
+  }
+
+  llvm::Error prepareModule(llvm::Module &module) const override {
     // Code object v5: what ROCm 5.x and newer load.
-    llvmModule->addModuleFlag(llvm::Module::Error, "amdhsa_code_object_version",
-                              500);
-    if (llvmModule->empty())
-      return llvmModule;
+    module.addModuleFlag(llvm::Module::Error, "amdhsa_code_object_version",
+                         500);
     std::string libs = deviceLibDir();
     const char *hint = "install rocm-device-libs or set ROCM_PATH";
     if (llvm::Error err =
-            linkBitcodeLibrary(*llvmModule, "__ocml_", libs + "/ocml.bc", hint))
-      return std::move(err);
+            linkBitcodeLibrary(module, "__ocml_", libs + "/ocml.bc", hint))
+      return err;
     if (llvm::Error err =
-            linkBitcodeLibrary(*llvmModule, "__ockl_", libs + "/ockl.bc", hint))
-      return std::move(err);
-    defineLibraryControls(*llvmModule);
-    for (llvm::Function &f : *llvmModule)
-      if (!f.isDeclaration() &&
-          f.getCallingConv() != llvm::CallingConv::AMDGPU_KERNEL)
-        f.setLinkage(llvm::GlobalValue::InternalLinkage);
-    optimizeModule(*llvmModule, machine.get(), optLevel);
-    return llvmModule;
+            linkBitcodeLibrary(module, "__ockl_", libs + "/ockl.bc", hint))
+      return err;
+    defineLibraryControls(module);
+    return llvm::Error::success();
   }
 
   llvm::Error emitCode(llvm::Module &module, EmitKind kind,
