@@ -1,5 +1,5 @@
-// RUN: tlc-opt %s -split-input-file -verify-diagnostics --tile-attach-target --convert-tile-to-gpu
-// RUN: not tlc-opt %s -split-input-file --tile-infer-layouts --convert-tile-to-gpu 2>&1 | FileCheck %s --check-prefix=LIMIT
+// RUN: tlc-opt %s -split-input-file -verify-diagnostics --tile-attach-target --tile-gpu-kernel-abi --tile-plan-shared-memory --convert-tile-to-gpu
+// RUN: not tlc-opt %s -split-input-file --tile-infer-layouts --tile-gpu-kernel-abi --tile-plan-pipelines --tile-plan-shared-memory --convert-tile-to-gpu 2>&1 | FileCheck %s --check-prefix=LIMIT
 // Errors of convert-tile-to-gpu, located at the op or kernel: fragments
 // need a layout that fits them (tile-infer-layouts gives them one), nothing
 // but tile ops and parallel bodies may use a register fragment, and a

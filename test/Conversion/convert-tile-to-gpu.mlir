@@ -1,4 +1,4 @@
-// RUN: tlc-opt %s -split-input-file --tile-attach-target --tile-infer-layouts --convert-tile-to-gpu \
+// RUN: tlc-opt %s -split-input-file --tile-attach-target --tile-infer-layouts --tile-gpu-kernel-abi --tile-plan-pipelines --tile-plan-shared-memory --convert-tile-to-gpu --tile-gpu-eliminate-barriers \
 // RUN:   | FileCheck %s '--implicit-check-not={{^ *(%[^ ]+ = )?tile\.}}' '--implicit-check-not={{#tile\.(scope|layout|reduce_kind)}}' --implicit-check-not='func.func'
 // Kernels become gpu.func kernels in gpu.module @tlc_kernels with the launch
 // ABI of docs/abi.md; tiles get storage (shared: views of the dynamic shared

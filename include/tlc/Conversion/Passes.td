@@ -73,37 +73,18 @@ def CPUApproximateMath : Pass<"cpu-approximate-math"> {
   ];
 }
 
-def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "mlir::ModuleOp"> {
-  let summary = "Lower tile kernels to gpu.func kernels (SIMT)";
+def TileGPUKernelABI : Pass<"tile-gpu-kernel-abi", "mlir::ModuleOp"> {
+  let summary = "Move tile kernels into a gpu.module with the launch ABI";
   let description = [{
-    Moves every kernel into `gpu.module @tlc_kernels` as a `gpu.func`
-    named `tlc_NAME` with the launch ABI of docs/abi.md: per tensor of rank
-    R a data pointer (a `memref<1xT>` passed as a bare pointer and
-    reinterpreted with the real sizes), R sizes and
-    R strides (i64), then scalars by value (bool as i8). `tile.block_id`
-    becomes `gpu.block_id`. Tiles get storage: shared tiles are views into
-    one dynamic shared memory buffer (128-byte aligned, size recorded in
-    `tile.shared_bytes`), local tiles per-thread allocas, and fragments
-    per-thread register arrays laid out by their `tile.layout` (run
-    tile-infer-layouts first). Tile ops become loops over the elements each
-    thread owns: fragments by layout, shared/global tiles round-robin over
-    the threads, with bounds checks on global windows; reductions combine
-    registers, then lanes with `gpu.shuffle xor`, then warps through shared
-    scratch; gemm accumulates in registers, on the target's matrix
-    instructions when the accumulator has the layout of the target's MMA
-    kind (NVIDIA: ldmatrix + mma.sync m16n8k16; AMD: MFMA) and with FMAs
-    otherwise. Rows of shared tiles whose length is a multiple of 32 bytes
-    get 16 bytes of padding so matrix loads read no bank twice. When the
-    target has asynchronous copies, copies from global memory into shared
-    tiles in loops marked `tile.stages = S` (`pipelined`) become S-stage
-    pipelines (multi-buffered tiles, a wait for the oldest group and a
-    barrier per iteration). A `gpu.barrier` follows every op that touches
-    shared memory.
-
-    Everything target-specific comes from the module's `#tile.target`
-    (warp size, shared-memory limit, largest block, asynchronous copies, MMA
-    kind) and the vendor's target info that its `vendor` selects
-    (lib/Conversion/TileToGPU/NVIDIA, AMD); the pass has no options.
+    The first step of every GPU target. Each kernel (`func.func` with
+    `tile.kernel`) becomes a `gpu.func` named `tlc_NAME` in
+    `gpu.module @tlc_kernels` with the launch ABI of docs/abi.md: per tensor
+    of rank R a data pointer (a `memref<1xT>` passed as a bare pointer), R
+    sizes and R strides (i64), then scalars by value (bool as i8, index as
+    i64). The body rebuilds each tensor with `memref.reinterpret_cast` and
+    keeps its tile ops; `tile.block_id` becomes `gpu.block_id`. The block
+    size is `known_block_size` (threads x 1 x 1), and `tile.threads` must be
+    between 1 and the target's `max_threads`.
 
     Before:
     ```mlir
@@ -114,7 +95,148 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "mlir::ModuleOp"> {
     ```mlir
     gpu.module @tlc_kernels {
       gpu.func @tlc_k(%X: memref<1xf32>, %n: i64, %s: i64) kernel
-          attributes {known_block_size = array<i32: 128, 1, 1>} { ... }
+          attributes {known_block_size = array<i32: 128, 1, 1>, ...} {
+        %x = memref.reinterpret_cast %X to offset: [0], sizes: [%n'], ...
+        ...
+      }
+    }
+    ```
+  }];
+  let dependentDialects = [
+    "mlir::arith::ArithDialect", "mlir::memref::MemRefDialect",
+    "mlir::gpu::GPUDialect"
+  ];
+}
+
+def TilePlanPipelines : Pass<"tile-plan-pipelines", "mlir::ModuleOp"> {
+  let summary = "Choose the asynchronous copies and stages of pipelined loops";
+  let description = [{
+    For targets with asynchronous copies (`async_copy` in `#tile.target`),
+    a loop marked `tile.stages = S` (`pipelined(n, stages = S)`) overlaps
+    the copies of later iterations with compute. This pass decides what
+    overlaps: the copies from global memory into shared tiles at the top
+    level of the body whose source window depends only on pure ops of the
+    loop index ("producers") get `tile.async`, and the loop gets
+    `tile.pipeline_stages` (S, at most 8). Each producer's tile will need
+    that many buffers: while the kernel's shared tiles (planned as
+    tile-plan-shared-memory does) do not fit in `max_shared_bytes`, the
+    deepest loop loses a stage, down to 2, then its pipelining. Without
+    asynchronous copies the pass does nothing. convert-tile-to-gpu builds
+    the pipelines.
+
+    Before:
+    ```mlir
+    scf.for %k = ... {
+      tile.copy %A[%i, %k0] to %As : ...
+      tile.gemm %As, %Bs, %acc : ...
+    } {tile.stages = 3 : i64}
+    ```
+    After:
+    ```mlir
+    scf.for %k = ... {
+      tile.copy %A[%i, %k0] to %As {tile.async} : ...
+      tile.gemm %As, %Bs, %acc : ...
+    } {tile.pipeline_stages = 3 : i64, tile.stages = 3 : i64}
+    ```
+  }];
+}
+
+def TilePlanSharedMemory : Pass<"tile-plan-shared-memory", "mlir::ModuleOp"> {
+  let summary = "Give every shared tile its offset in the block's shared memory";
+  let description = [{
+    Places the shared tiles of each GPU kernel in one dynamic shared-memory
+    buffer: a tile takes its size with padding (rows that are a multiple of
+    32 bytes get 16 more bytes, against bank conflicts) times its buffers
+    (the `tile.pipeline_stages` of the loop whose `tile.async` producer
+    writes it). Tiles whose live ranges (first to last top-level op that
+    uses them) do not overlap share bytes; the largest are placed first,
+    each at the lowest free 128-byte aligned offset. Each shared
+    `tile.alloc` gets `tile.shared_offset` (and `tile.buffers` when
+    multi-buffered), the kernel `tile.shared_bytes` (the tiles' extent;
+    convert-tile-to-gpu adds reduction scratch).
+
+    Before:
+    ```mlir
+    %a = tile.alloc : memref<64x64xf16, #tile.scope<shared>>
+    ```
+    After:
+    ```mlir
+    %a = tile.alloc {tile.shared_offset = 0 : i64}
+        : memref<64x64xf16, #tile.scope<shared>>
+    ```
+  }];
+}
+
+def TileGPUEliminateBarriers
+    : Pass<"tile-gpu-eliminate-barriers", "mlir::ModuleOp"> {
+  let summary = "Remove barriers that order no shared-memory accesses";
+  let description = [{
+    convert-tile-to-gpu places a `gpu.barrier` after every op that touches
+    shared memory. A barrier is needed only between a write to shared
+    memory and a later access, or a read and a later write, with no other
+    barrier between them; this pass removes the others, looking at the
+    accesses (memory effects on workgroup memrefs; unknown ops count as
+    reads and writes) since the last kept barrier and up to the next one
+    in the same block. The start and end of a block count as any access,
+    except that the body of a pipelined loop (`tile.pipelined`) ends where
+    the next iteration's leading barrier follows.
+
+    Before:
+    ```mlir
+    memref.store %v, %shared[%i] : memref<128xf32, 3>
+    gpu.barrier
+    %x = memref.load %global[%i] : memref<?xf32>
+    gpu.barrier
+    ```
+    After:
+    ```mlir
+    memref.store %v, %shared[%i] : memref<128xf32, 3>
+    gpu.barrier
+    %x = memref.load %global[%i] : memref<?xf32>
+    ```
+  }];
+}
+
+def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "mlir::ModuleOp"> {
+  let summary = "Lower tile kernels to gpu.func kernels (SIMT)";
+  let description = [{
+    Lowers the tile ops of the kernels that tile-gpu-kernel-abi moved into
+    `gpu.module @tlc_kernels`. Tiles get storage: shared tiles are views
+    into one dynamic shared memory buffer at the offsets of
+    tile-plan-shared-memory (run it first; the total, with reduction
+    scratch, is recorded in `tile.shared_bytes`), local tiles per-thread
+    allocas, and fragments per-thread register arrays laid out by their
+    `tile.layout` (run
+    tile-infer-layouts first). Tile ops become loops over the elements each
+    thread owns: fragments by layout, shared/global tiles round-robin over
+    the threads, with bounds checks on global windows; reductions combine
+    registers, then lanes with `gpu.shuffle xor`, then warps through shared
+    scratch; gemm accumulates in registers, on the target's matrix
+    instructions when the accumulator has the layout of the target's MMA
+    kind (NVIDIA: ldmatrix + mma.sync m16n8k16; AMD: MFMA) and with FMAs
+    otherwise. The loops tile-plan-pipelines chose become S-stage pipelines
+    (multi-buffered tiles, the `tile.async` copies of iteration k + S - 1
+    issued while iteration k computes, a wait for the oldest group and a
+    barrier per iteration). A `gpu.barrier` follows every op that touches
+    shared memory (tile-gpu-eliminate-barriers removes the ones that order
+    nothing).
+
+    Everything target-specific comes from the module's `#tile.target`
+    (warp size, shared-memory limit, largest block, asynchronous copies, MMA
+    kind) and the vendor's target info that its `vendor` selects
+    (lib/Conversion/TileToGPU/NVIDIA, AMD); the pass has no options.
+
+    Before:
+    ```mlir
+    gpu.func @tlc_k(...) kernel {
+      tile.fill %acc, %zero : memref<64xf32, #tile.scope<fragment>>, f32
+    }
+    ```
+    After:
+    ```mlir
+    gpu.func @tlc_k(...) kernel {
+      %slots = memref.alloca() : memref<1xf32>
+      memref.store %zero, %slots[%c0] : memref<1xf32>
     }
     ```
   }];

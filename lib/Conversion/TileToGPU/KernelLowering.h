@@ -128,7 +128,13 @@ struct PipelinedLoop {
   int64_t stages;
   llvm::SmallVector<tile::CopyOp> producers;
 };
+/// The loops `pipelined` asks for and their candidate producers (copies
+/// from global memory into shared tiles at the top level of the body whose
+/// window depends only on pure ops of the loop index), stages capped at 8.
 llvm::SmallVector<PipelinedLoop> findPipelinedLoops(mlir::Operation *func);
+/// The pipelines tile-plan-pipelines chose: loops with tile.pipeline_stages
+/// and their tile.async producers.
+llvm::SmallVector<PipelinedLoop> plannedPipelines(mlir::Operation *func);
 /// Rewrites the loop; `buffers` maps each producer's shared tile to its
 /// [S, ...] buffers in shared memory.
 void pipelineLoop(const PipelinedLoop &p,

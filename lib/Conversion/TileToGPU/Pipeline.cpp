@@ -86,6 +86,22 @@ SmallVector<PipelinedLoop> gpu_lowering::findPipelinedLoops(Operation *func) {
   return loops;
 }
 
+SmallVector<PipelinedLoop> gpu_lowering::plannedPipelines(Operation *func) {
+  SmallVector<PipelinedLoop> loops;
+  func->walk([&](scf::ForOp loop) {
+    auto stages = loop->getAttrOfType<IntegerAttr>(tile::attr::kPipelineStages);
+    if (!stages)
+      return;
+    PipelinedLoop p{loop, stages.getInt(), {}};
+    for (auto copy : loop.getBody()->getOps<tile::CopyOp>())
+      if (copy->hasAttr(tile::attr::kAsync))
+        p.producers.push_back(copy);
+    if (!p.producers.empty())
+      loops.push_back(p);
+  });
+  return loops;
+}
+
 /// Buffer `stage` of a multi-buffered tile: [S, ...] -> [...].
 static Value stageView(OpBuilder &b, Location loc, Value buffers, Value stage) {
   auto type = llvm::cast<MemRefType>(buffers.getType());

@@ -87,7 +87,11 @@ void GPUTarget::buildTilePipeline(mlir::OpPassManager &pm) const {
 
 bool GPUTarget::buildGPUPipeline(mlir::OpPassManager &pm) const {
   buildTilePipeline(pm);
+  pm.addPass(createTileGPUKernelABI());
+  pm.addPass(createTilePlanPipelines());
+  pm.addPass(createTilePlanSharedMemory());
   pm.addPass(createConvertTileToGPU());
+  pm.addPass(createTileGPUEliminateBarriers());
   pm.addPass(mlir::createCanonicalizerPass());
   pm.addPass(mlir::createCSEPass());
   return true;

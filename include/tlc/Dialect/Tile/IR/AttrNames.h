@@ -40,12 +40,18 @@ constexpr llvm::StringLiteral kFn = "tile.fn";
 constexpr llvm::StringLiteral kStages = "tile.stages";
 /// i64: `range(n, unroll = U)`.
 constexpr llvm::StringLiteral kUnroll = "tile.unroll";
+/// i64: the stages tile-plan-pipelines chose for a pipelined loop.
+constexpr llvm::StringLiteral kPipelineStages = "tile.pipeline_stages";
 /// Unit: the GPU pipeliner rewrote this loop.
 constexpr llvm::StringLiteral kPipelined = "tile.pipelined";
 
 // On tile.alloc.
 /// #tile.layout: the thread layout of a fragment.
 constexpr llvm::StringLiteral kLayout = "tile.layout";
+/// i64: byte offset of a shared tile in the block's shared memory.
+constexpr llvm::StringLiteral kSharedOffset = "tile.shared_offset";
+/// i64: buffers of a multi-buffered shared tile (a pipeline's stages).
+constexpr llvm::StringLiteral kBuffers = "tile.buffers";
 /// String: why layout inference moved a fragment to shared memory.
 constexpr llvm::StringLiteral kDemoted = "tile.demoted";
 

@@ -1,10 +1,10 @@
-// RUN: tlc-opt %s -split-input-file -verify-diagnostics --convert-tile-to-gpu
-// convert-tile-to-gpu takes every target fact from the module's
-// #tile.target: without one, or for a vendor with no GPU lowering, it
-// stops with an error, and so it does for a kernel whose thread count is
-// missing or beyond the target's largest block.
+// RUN: tlc-opt %s -split-input-file -verify-diagnostics --tile-gpu-kernel-abi --convert-tile-to-gpu
+// The GPU passes take every target fact from the module's #tile.target:
+// tile-gpu-kernel-abi stops without one, and for a kernel whose thread
+// count is missing or beyond the target's largest block; convert-tile-to-gpu
+// stops for a vendor with no GPU lowering.
 
-// expected-error @+1 {{convert-tile-to-gpu needs the target description (#tile.target) on the module}}
+// expected-error @+1 {{tile-gpu-kernel-abi needs the target description (#tile.target) on the module}}
 module {
 func.func @k() attributes {tile.kernel, tile.threads = 128 : i64} {
   return
@@ -44,5 +44,18 @@ module attributes {tile.target = #tile.target<vendor = "cuda", arch = "sm_90a", 
 // expected-error @+1 {{kernel needs tile.threads between 1 and 1024}}
 func.func @zero_threads() attributes {tile.kernel, tile.threads = 0 : i64} {
   return
+}
+}
+
+// -----
+
+// convert-tile-to-gpu alone (on kernels already in a gpu.module) also
+// needs the description.
+// expected-error @+1 {{convert-tile-to-gpu needs the target description (#tile.target) on the module}}
+module attributes {gpu.container_module} {
+gpu.module @tlc_kernels {
+  gpu.func @tlc_k() kernel attributes {tile.threads = 128 : i64} {
+    gpu.return
+  }
 }
 }

@@ -1,0 +1,81 @@
+//===- SharedMemory.cpp - Placing shared tiles in shared memory -----------===//
+#include "SharedMemory.h"
+
+#include "tlc/Dialect/Tile/IR/TileOps.h"
+
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace tlc;
+using namespace tlc::gpu_lowering;
+
+static int64_t elementBytes(Type t) {
+  return (t.getIntOrFloatBitWidth() + 7) / 8;
+}
+
+SmallVector<int64_t>
+gpu_lowering::sharedTileShape(MemRefType type, int64_t stages, bool padded) {
+  SmallVector<int64_t> shape(type.getShape());
+  int64_t bytes = elementBytes(type.getElementType());
+  if (padded && type.getRank() >= 2 && (shape.back() * bytes) % 32 == 0)
+    shape.back() += 16 / bytes;
+  if (stages)
+    shape.insert(shape.begin(), stages);
+  return shape;
+}
+
+int64_t gpu_lowering::sharedTileBytes(MemRefType type, int64_t stages) {
+  return ShapedType::getNumElements(sharedTileShape(type, stages, true)) *
+         elementBytes(type.getElementType());
+}
+
+SharedPlan
+gpu_lowering::planSharedMemory(Block &entry,
+                               const llvm::DenseMap<Value, int64_t> &stagesOf) {
+  llvm::DenseMap<Operation *, int64_t> position;
+  int64_t index = 0;
+  for (Operation &op : entry)
+    position[&op] = index++;
+  struct Tile {
+    Value value;
+    int64_t bytes, first, last, offset = 0;
+  };
+  SmallVector<Tile> tiles;
+  entry.getParentOp()->walk([&](tile::AllocOp alloc) {
+    if (tile::getScope(alloc.getType()) != tile::MemScope::shared)
+      return;
+    Tile t{alloc.getResult(),
+           sharedTileBytes(alloc.getType(), stagesOf.lookup(alloc.getResult())),
+           index, -1};
+    for (Operation *user : alloc.getResult().getUsers()) {
+      Operation *top = entry.findAncestorOpInBlock(*user);
+      int64_t at = top ? position.lookup(top) : 0;
+      t.first = std::min(t.first, at);
+      t.last = std::max(t.last, at);
+    }
+    tiles.push_back(t);
+  });
+  llvm::stable_sort(
+      tiles, [](const Tile &a, const Tile &b) { return a.bytes > b.bytes; });
+  SharedPlan plan;
+  for (size_t i = 0; i < tiles.size(); ++i) {
+    Tile &t = tiles[i];
+    // Placed tiles that are live at the same time, by offset.
+    SmallVector<const Tile *> live;
+    for (size_t j = 0; j < i; ++j)
+      if (tiles[j].first <= t.last && t.first <= tiles[j].last)
+        live.push_back(&tiles[j]);
+    llvm::sort(live, [](const Tile *a, const Tile *b) {
+      return a->offset < b->offset;
+    });
+    int64_t offset = 0;
+    for (const Tile *other : live)
+      if (offset + t.bytes > other->offset &&
+          offset < other->offset + other->bytes)
+        offset = llvm::alignTo(other->offset + other->bytes, 128);
+    t.offset = offset;
+    plan.offsets[t.value] = offset;
+    plan.bytes = std::max(plan.bytes, offset + t.bytes);
+  }
+  return plan;
+}

@@ -1,0 +1,47 @@
+//===- SharedMemory.h - Placing shared tiles in a block's shared memory -*- C++
+//-*-===//
+//
+// Shared by tile-plan-pipelines (how many buffers fit), tile-plan-shared-memory
+// (where each tile goes) and convert-tile-to-gpu (the views it creates).
+//
+//===----------------------------------------------------------------------===//
+#ifndef TLC_CONVERSION_TILETOGPU_SHAREDMEMORY_H
+#define TLC_CONVERSION_TILETOGPU_SHAREDMEMORY_H
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Value.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallVector.h"
+
+namespace tlc::gpu_lowering {
+
+/// The shape of a shared tile's storage: `stages` buffers (if not 0) and,
+/// when `padded`, rows that are a multiple of 32 bytes get 16 more bytes so
+/// that the 8 rows a matrix load reads (or a column walk touches) fall in
+/// different banks.
+llvm::SmallVector<int64_t> sharedTileShape(mlir::MemRefType type,
+                                           int64_t stages, bool padded);
+/// Bytes of the padded storage of a shared tile with `stages` buffers.
+int64_t sharedTileBytes(mlir::MemRefType type, int64_t stages);
+
+/// Where each shared tile lives in the block's shared memory.
+struct SharedPlan {
+  llvm::DenseMap<mlir::Value, int64_t> offsets;
+  int64_t bytes = 0;
+};
+
+/// Places the shared tiles (tile.alloc in the shared scope) of the kernel
+/// whose body is `entry`; `stagesOf` gives the buffers of multi-buffered
+/// tiles. Tiles whose uses do not overlap share memory: each tile is live
+/// from the first to the last op of `entry` that uses it (a loop is one op,
+/// so everything a loop touches is live through the whole loop). The
+/// largest tiles are placed first, each at the lowest 128-byte aligned
+/// offset that no live-overlapping tile occupies. The barrier after a
+/// tile's last use orders it before the next tile's writes.
+SharedPlan
+planSharedMemory(mlir::Block &entry,
+                 const llvm::DenseMap<mlir::Value, int64_t> &stagesOf);
+
+} // namespace tlc::gpu_lowering
+
+#endif // TLC_CONVERSION_TILETOGPU_SHAREDMEMORY_H

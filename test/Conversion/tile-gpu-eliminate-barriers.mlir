@@ -1,0 +1,62 @@
+// RUN: tlc-opt %s --tile-gpu-eliminate-barriers | FileCheck %s
+// tile-gpu-eliminate-barriers keeps a gpu.barrier only between a write to
+// shared (workgroup) memory and a later access, or a read and a later
+// write, with no barrier between them; global accesses order nothing. The
+// end of a block counts as any access, except in a pipelined loop's body.
+
+// CHECK-LABEL: gpu.func @k
+gpu.module @m {
+  gpu.func @k(%g: memref<128xf32>, %i: index, %n: index) kernel {
+    %s = memref.alloca() : memref<128xf32, #gpu.address_space<workgroup>>
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %v = memref.load %g[%i] : memref<128xf32>
+    // A write to shared memory, then a read of it: of the barriers between
+    // them one stays, the last (the others have no shared access after
+    // them before the next barrier).
+    // CHECK: memref.store %{{.*}}, %[[S:.*]][%{{.*}}] : memref<128xf32, #gpu.address_space<workgroup>>
+    // CHECK-NEXT: memref.load %{{.*}} : memref<128xf32>
+    // CHECK-NEXT: gpu.barrier
+    // CHECK-NEXT: memref.load %[[S]]
+    memref.store %v, %s[%i] : memref<128xf32, #gpu.address_space<workgroup>>
+    gpu.barrier
+    %w = memref.load %g[%c0] : memref<128xf32>
+    gpu.barrier
+    gpu.barrier
+    %x = memref.load %s[%c0] : memref<128xf32, #gpu.address_space<workgroup>>
+    // A read, then a read: removed.
+    // CHECK-NEXT: memref.load %[[S]]
+    gpu.barrier
+    %y = memref.load %s[%c1] : memref<128xf32, #gpu.address_space<workgroup>>
+    // Reads, then a write: kept.
+    // CHECK-NEXT: gpu.barrier
+    // CHECK-NEXT: memref.store {{.*}} %[[S]]
+    gpu.barrier
+    memref.store %x, %s[%c1] : memref<128xf32, #gpu.address_space<workgroup>>
+    memref.store %y, %g[%c0] : memref<128xf32>
+    memref.store %w, %g[%c1] : memref<128xf32>
+    // In a pipelined loop the body's end is followed by the next
+    // iteration's leading barrier: the trailing one goes. In a plain loop it
+    // stays (the end counts as any access).
+    // CHECK: scf.for
+    // CHECK-NEXT: gpu.barrier
+    // CHECK-NEXT: memref.store
+    // CHECK-NEXT: } {tile.pipelined}
+    scf.for %k = %c0 to %n step %c1 {
+      gpu.barrier
+      memref.store %v, %s[%k] : memref<128xf32, #gpu.address_space<workgroup>>
+      gpu.barrier
+    } {tile.pipelined}
+    // CHECK: scf.for
+    // CHECK-NEXT: gpu.barrier
+    // CHECK-NEXT: memref.store
+    // CHECK-NEXT: gpu.barrier
+    // CHECK-NEXT: }
+    scf.for %k = %c0 to %n step %c1 {
+      gpu.barrier
+      memref.store %v, %s[%k] : memref<128xf32, #gpu.address_space<workgroup>>
+      gpu.barrier
+    }
+    gpu.return
+  }
+}
