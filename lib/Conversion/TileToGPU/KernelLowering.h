@@ -19,6 +19,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/PatternMatch.h"
 #include "llvm/ADT/DenseMap.h"
 
 namespace tlc::gpu_lowering {
@@ -100,7 +101,8 @@ public:
   mlir::Value scratch(mlir::OpBuilder &b, mlir::Location loc,
                       mlir::Type elementType, int64_t count);
 
-  // Op lowerings (Ops.cpp). Each erases its op.
+  // Op lowerings (Ops.cpp): each emits its op's code before it; the
+  // pattern that calls it (Patterns.cpp) erases the op.
   void lowerFill(tile::FillOp op);
   void lowerCopy(tile::CopyOp op);
   mlir::LogicalResult lowerVectorCopy(tile::CopyOp op);
@@ -140,6 +142,12 @@ llvm::SmallVector<PipelinedLoop> plannedPipelines(mlir::Operation *func);
 void pipelineLoop(const PipelinedLoop &p,
                   const llvm::DenseMap<mlir::Value, mlir::Value> &buffers,
                   const GPUTargetInfo &target);
+
+/// The rewrite patterns that lower the tile ops of `k`'s kernel.
+void populateTileToGPUPatterns(mlir::RewritePatternSet &patterns,
+                               KernelLowering &k);
+/// Whether `op` (or an op nested in it) reads or writes shared memory.
+bool touchesShared(mlir::Operation *op);
 
 /// Reads element `index` of tile `v` (slot used for register fragments).
 mlir::Value loadElement(mlir::OpBuilder &b, mlir::Location loc,

@@ -229,7 +229,6 @@ void KernelLowering::lowerFill(tile::FillOp op) {
                  [&](OpBuilder &b, ValueRange index, int64_t slot) {
                    storeElement(b, loc, *this, value, dest, index, slot);
                  });
-  op.erase();
 }
 
 void KernelLowering::lowerCopy(tile::CopyOp op) {
@@ -282,7 +281,6 @@ void KernelLowering::lowerCopy(tile::CopyOp op) {
                      storeElement(b, loc, *this, value, dst, index, slot);
                    }
                  });
-  op.erase();
 }
 
 /// Whether the 16-byte chunks of a copy from global window `op` can be
@@ -398,7 +396,6 @@ LogicalResult KernelLowering::lowerVectorCopy(tile::CopyOp op) {
     return failure();
   OpBuilder b(op);
   emitVectorCopy(b, op, width, chunksAligned(b, op.getLoc(), op, width));
-  op.erase();
   return success();
 }
 
@@ -437,7 +434,6 @@ void KernelLowering::lowerAsyncCopy(tile::CopyOp op) {
     emitVectorCopy(b, op, width,
                    arith::ConstantIntOp::create(b, loc, b.getI1Type(), 0));
   }
-  op.erase();
 }
 
 /// Fragment <-> global window, when the layout gives each thread runs of
@@ -552,7 +548,6 @@ KernelLowering::lowerFragmentVectorCopy(tile::CopyOp op,
       }
     }
   });
-  op.erase();
   return success();
 }
 
@@ -609,7 +604,6 @@ void KernelLowering::lowerParallel(tile::ParallelOp op) {
                      copy->erase();
                    }
                  });
-  op.erase();
 }
 
 //===----------------------------------------------------------------------===//
@@ -657,7 +651,6 @@ void KernelLowering::lowerReduce(tile::ReduceOp op) {
           }
           finish(b, loop.getResult(0), index, slot);
         });
-    op.erase();
     return;
   }
 
@@ -749,7 +742,6 @@ void KernelLowering::lowerReduce(tile::ReduceOp op) {
       finish(b, partial[r], index, r);
     }
   });
-  op.erase();
 }
 
 //===----------------------------------------------------------------------===//
@@ -830,7 +822,6 @@ void KernelLowering::lowerGemm(tile::GemmOp op) {
     for (int64_t s = 0; s < slots; ++s)
       memref::StoreOp::create(b, loc, loop.getResult(s), cf->slots,
                               indexConst(b, loc, s));
-    op.erase();
     return;
   }
 
@@ -854,7 +845,6 @@ void KernelLowering::lowerGemm(tile::GemmOp op) {
         }
         storeElement(b, loc, *this, loop.getResult(0), C, index, slot);
       });
-  op.erase();
 }
 
 //===----------------------------------------------------------------------===//
@@ -890,5 +880,4 @@ void KernelLowering::lowerAtomicAdd(tile::AtomicAddOp op) {
                                       v, dst, pos);
         });
       });
-  op.erase();
 }

@@ -14,7 +14,7 @@
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
-#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Transforms/WalkPatternRewriteDriver.h"
 
 namespace tlc {
 #define GEN_PASS_DEF_CONVERTTILETOGPU
@@ -26,26 +26,6 @@ using namespace tlc;
 using namespace tlc::gpu_lowering;
 
 namespace {
-
-bool isWorkgroup(Type t) {
-  auto type = llvm::dyn_cast<MemRefType>(t);
-  if (!type)
-    return false;
-  auto space =
-      llvm::dyn_cast_or_null<gpu::AddressSpaceAttr>(type.getMemorySpace());
-  return space && space.getValue() == gpu::AddressSpace::Workgroup;
-}
-
-/// Whether lowering `op` reads or writes shared memory.
-bool touchesShared(Operation *op) {
-  bool found = false;
-  op->walk([&](Operation *inner) {
-    for (Value v : inner->getOperands())
-      if (isWorkgroup(v.getType()))
-        found = true;
-  });
-  return found;
-}
 
 struct ConvertTileToGPU
     : public tlc::impl::ConvertTileToGPUBase<ConvertTileToGPU> {
@@ -181,40 +161,32 @@ struct ConvertTileToGPU
 
     // Element accesses outside tile ops that touch shared memory are
     // separated from what follows by a barrier like tile ops are.
-    SmallVector<Operation *> work;
+    SmallVector<Operation *> accesses;
     func.walk<WalkOrder::PreOrder>([&](Operation *op) {
-      if (llvm::isa<tile::ParallelOp>(op)) {
-        work.push_back(op);
+      if (llvm::isa<tile::ParallelOp>(op))
         return WalkResult::skip();
-      }
-      if (llvm::isa<tile::FillOp, tile::CopyOp, tile::ReduceOp, tile::GemmOp,
-                    tile::AtomicAddOp>(op))
-        work.push_back(op);
-      else if (llvm::isa<memref::LoadOp, memref::StoreOp>(op) &&
-               touchesShared(op))
-        work.push_back(op);
+      if (llvm::isa<memref::LoadOp, memref::StoreOp>(op) && touchesShared(op))
+        accesses.push_back(op);
       return WalkResult::advance();
     });
-    for (Operation *op : work) {
-      // Asynchronous copies are waited for and synchronized by the pipeline.
-      if (touchesShared(op) && !op->hasAttr(tile::attr::kAsync)) {
-        OpBuilder after(op->getContext());
-        after.setInsertionPointAfter(op);
-        gpu::BarrierOp::create(after, op->getLoc());
-      }
-      if (auto o = llvm::dyn_cast<tile::FillOp>(op))
-        k.lowerFill(o);
-      else if (auto o = llvm::dyn_cast<tile::CopyOp>(op))
-        k.lowerCopy(o);
-      else if (auto o = llvm::dyn_cast<tile::ParallelOp>(op))
-        k.lowerParallel(o);
-      else if (auto o = llvm::dyn_cast<tile::ReduceOp>(op))
-        k.lowerReduce(o);
-      else if (auto o = llvm::dyn_cast<tile::GemmOp>(op))
-        k.lowerGemm(o);
-      else if (auto o = llvm::dyn_cast<tile::AtomicAddOp>(op))
-        k.lowerAtomicAdd(o);
+    for (Operation *op : accesses) {
+      OpBuilder after(op->getContext());
+      after.setInsertionPointAfter(op);
+      gpu::BarrierOp::create(after, op->getLoc());
     }
+    RewritePatternSet patterns(func.getContext());
+    populateTileToGPUPatterns(patterns, k);
+    walkAndApplyPatterns(func, std::move(patterns));
+    WalkResult left = func.walk([](Operation *op) {
+      if (op->getDialect() == op->getContext()->getLoadedDialect("tile") &&
+          !llvm::isa<tile::AllocOp>(op)) {
+        op->emitError("no GPU lowering for this op");
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    if (left.wasInterrupted())
+      return failure();
     target->legalize(func);
     for (auto &[value, frag] : k.fragments) {
       Operation *alloc = value.getDefiningOp();

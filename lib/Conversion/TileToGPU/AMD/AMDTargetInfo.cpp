@@ -168,7 +168,6 @@ LogicalResult lowerMfma16(KernelLowering &k, tile::GemmOp op,
             vector::ExtractOp::create(b, loc, acc, ArrayRef<int64_t>{i}),
             cf->slots, c(slotOf(mt, nt, i)));
     }
-  op.erase();
   return success();
 }
 

@@ -263,7 +263,6 @@ LogicalResult lowerMmaSync(KernelLowering &k, tile::GemmOp op,
       for (int64_t r = 0; r < 4; ++r)
         memref::StoreOp::create(b, loc, accs[(mt * nTiles + nt) * 4 + r],
                                 cf->slots, c(slotOf(mt, nt, r)));
-  op.erase();
   return success();
 }
 
