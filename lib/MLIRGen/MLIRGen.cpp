@@ -3,6 +3,7 @@
 #include "tlc/Dialect/Tile/IR/AttrNames.h"
 #include "tlc/Dialect/Tile/IR/TileOps.h"
 #include "tlc/Dialect/Tile/IR/TileUtils.h"
+#include "tlc/MLIRGen/Signature.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -671,6 +672,16 @@ private:
       dims.push_back(b.getNamedAttr(d.name, b.getArrayAttr(uses)));
     }
     fn->setAttr(tlc::tile::attr::kDims, b.getDictionaryAttr(dims));
+    // Dimensions fixed with -D, for tile-specialize-dims.
+    SmallVector<NamedAttribute> fixed;
+    for (const tlc::SymDimInfo &d : k.symDims)
+      if (d.staticValue)
+        fixed.push_back(
+            b.getNamedAttr(d.name, b.getI64IntegerAttr(*d.staticValue)));
+    if (!fixed.empty())
+      fn->setAttr(tlc::tile::attr::kStaticDims, b.getDictionaryAttr(fixed));
+    fn->setAttr(tlc::tile::attr::kSignature,
+                tlc::buildSignature(k).toAttr(b.getContext()));
     entryBlock = fn.addEntryBlock();
     b.setInsertionPointToEnd(entryBlock);
     Location l = loc(k.decl->range.Start);

@@ -161,7 +161,7 @@ private:
         params.push_back("&" + a);
         continue;
       }
-      unsigned rank = k.args[i]->type.rank();
+      unsigned rank = k.args[i].type.rank();
       os << "    void *tlc_data_" << a << " = " << a << ".data;\n";
       os << "    int64_t tlc_dims_" << a << "[" << 2 * rank << "] = {";
       for (unsigned d = 0; d < rank; ++d)

@@ -99,15 +99,6 @@ std::string doubleLiteral(double v) {
   return v < 0 ? "(" + s + ")" : s;
 }
 
-HostKind hostKind(const Type &t) {
-  if (t.kind == TypeKind::Float ||
-      (t.kind == TypeKind::Scalar && isFloat(t.dtype)))
-    return HostKind::Float;
-  if (t.isBool())
-    return HostKind::Bool;
-  return HostKind::Int;
-}
-
 /// Converts a printed value to the host type of `to`.
 std::string convert(std::string s, HostKind from, HostKind to) {
   if (from == to)
@@ -135,26 +126,21 @@ StubFiles StubBuilder::emit() {
   return files;
 }
 
-StubBuilder::StubBuilder(const KernelInfo &k) : k(k) {
+StubBuilder::StubBuilder(const KernelSignature &k) : k(k) {
   // The C++ function lives in tlc::kernels, where only keywords and the
   // namespaces used in its body can clash.
   fnName = k.name;
   if (isReservedName(fnName))
     fnName += "_";
-  for (const Symbol *a : k.args)
-    argNames.push_back(names.add(a->name));
-  for (const SymDimInfo &d : k.symDims)
+  for (const SignatureArg &a : k.args)
+    argNames.push_back(names.add(a.name));
+  for (const SignatureDim &d : k.symDims)
     dimVars[d.name] = names.add(d.name);
 }
 
 bool StubBuilder::hasTensors() const {
-  return llvm::any_of(
-      k.args, [](const Symbol *a) { return a->type.kind == TypeKind::Tensor; });
-}
-
-ArgQualifier StubBuilder::qualifier(unsigned i) const {
-  return k.decl && i < k.decl->args.size() ? k.decl->args[i].qualifier
-                                           : ArgQualifier::In;
+  return llvm::any_of(k.args,
+                      [](const SignatureArg &a) { return a.isTensor(); });
 }
 
 /// The C++ parameters of the kernel, without the launch options.
@@ -166,7 +152,7 @@ std::string StubBuilder::cxxParams() const {
     if (isTensor(i))
       s += "const tlc::TensorView &" + argNames[i];
     else
-      s += elementCType(k.args[i]->type.dtype).str() + " " + argNames[i];
+      s += elementCType(k.args[i].type.dtype).str() + " " + argNames[i];
   }
   return s;
 }
@@ -177,7 +163,7 @@ std::string StubBuilder::cParams() const {
     if (isTensor(i))
       s += "const tlc_tensor *" + argNames[i];
     else
-      s += elementCType(k.args[i]->type.dtype).str() + " " + argNames[i];
+      s += elementCType(k.args[i].type.dtype).str() + " " + argNames[i];
     s += ", ";
   }
   return s + "const tlc_launch_options *options /* may be NULL */, "
@@ -189,22 +175,22 @@ std::string StubBuilder::argSummary() const {
   for (unsigned i = 0; i < k.args.size(); ++i) {
     if (i)
       s += ", ";
-    s += k.args[i]->name;
-    if (qualifier(i) == ArgQualifier::Out)
+    s += k.args[i].name;
+    if (access(i) == ArgAccess::Out)
       s += " (out)";
-    else if (qualifier(i) == ArgQualifier::InOut)
+    else if (access(i) == ArgAccess::InOut)
       s += " (inout)";
-    std::string type = k.args[i]->type.str();
+    std::string type = k.args[i].type.str();
     // Show dimensions fixed with -D next to their name: f32[M, K=64].
-    for (const SymDimInfo &d : k.symDims)
+    for (const SignatureDim &d : k.symDims)
       if (d.staticValue)
-        for (const DimUse &u : d.uses)
+        for (const DimPosition &u : d.uses)
           if (u.arg == i) {
-            std::vector<Dim> shape = k.args[i]->type.shape;
-            type = dtypeName(k.args[i]->type.dtype).str() + "[";
+            std::vector<Dim> shape = k.args[i].type.shape;
+            type = dtypeName(k.args[i].type.dtype).str() + "[";
             for (size_t j = 0; j < shape.size(); ++j) {
               type += (j ? ", " : "") + shape[j].str();
-              for (const SymDimInfo &e : k.symDims)
+              for (const SignatureDim &e : k.symDims)
                 if (e.staticValue && e.name == shape[j].symbol)
                   type += "=" + std::to_string(*e.staticValue);
             }
@@ -224,13 +210,9 @@ bool StubBuilder::cNameClashes() const {
 /// Text of the size a static dimension must have, for messages.
 std::string StubBuilder::staticDimText(unsigned arg, unsigned dim,
                                        int64_t size) const {
-  if (k.decl && arg < k.decl->args.size() &&
-      dim < k.decl->args[arg].type.dims.size()) {
-    const Expr *e = k.decl->args[arg].type.dims[dim].get();
-    if (e && e->kind == ExprKind::Name)
-      return static_cast<const NameExpr *>(e)->name + " = " +
-             std::to_string(size);
-  }
+  if (arg < k.args.size() && dim < k.args[arg].dimNames.size() &&
+      !k.args[arg].dimNames[dim].empty())
+    return k.args[arg].dimNames[dim] + " = " + std::to_string(size);
   return "the kernel expects " + std::to_string(size);
 }
 
@@ -256,84 +238,78 @@ std::string StubBuilder::printConst(const ConstValue &c, HostKind kind) {
 }
 
 /// Prints `e` as a C++ expression over int64_t (integers), double (floats)
-
 /// and bool.
-std::string StubBuilder::print(const Expr *e) {
-  HostKind kind = hostKind(e->type);
-  if (e->constValue)
-    return printConst(*e->constValue, kind);
-  switch (e->kind) {
-  case ExprKind::Name: {
-    const auto *n = static_cast<const NameExpr *>(e);
-    const Symbol *sym = n->symbol;
-    if (sym && sym->kind == SymbolKind::SymDim && dimVars.count(sym->name))
-      return dimVars[sym->name];
-    if (sym && sym->kind == SymbolKind::Arg && sym->index >= 0 &&
-        unsigned(sym->index) < k.args.size() && !isTensor(sym->index))
-      return convert(argNames[sym->index], hostKind(sym->type), kind);
-    unsupported("'" + n->name + "' is not known before the launch");
+std::string StubBuilder::print(const GridExpr &e) {
+  HostKind kind = e.type;
+  switch (e.kind) {
+  case GridExpr::Const:
+    return printConst(e.value, kind);
+  case GridExpr::SymDim:
+    if (dimVars.count(e.name))
+      return dimVars[e.name];
+    unsupported("'" + e.name + "' is not known before the launch");
+    return "0";
+  case GridExpr::ScalarArg:
+    if (e.arg < k.args.size() && !isTensor(e.arg))
+      return convert(argNames[e.arg], hostKindOf(k.args[e.arg].type), kind);
+    unsupported("malformed grid argument");
+    return "0";
+  case GridExpr::Unary:
+    if (e.operands.size() != 1)
+      break;
+    return std::string(e.op == "-" ? "(-" : "(!") + print(e.operands[0]) + ")";
+  case GridExpr::Binary:
+    if (e.operands.size() != 2)
+      break;
+    return printBinary(e);
+  case GridExpr::Select:
+    if (e.operands.size() != 3)
+      break;
+    return "(" + print(e.operands[0]) + " ? " +
+           convert(print(e.operands[1]), e.operands[1].type, kind) + " : " +
+           convert(print(e.operands[2]), e.operands[2].type, kind) + ")";
+  case GridExpr::Call:
+    return printCall(e);
+  case GridExpr::Cast:
+    if (e.operands.size() != 1)
+      break;
+    return printCast(e);
+  case GridExpr::Unsupported:
+    unsupported(e.name);
     return "0";
   }
-  case ExprKind::Unary: {
-    const auto *u = static_cast<const UnaryExpr *>(e);
-    return std::string(u->op == UnaryOp::Neg ? "(-" : "(!") +
-           print(u->operand.get()) + ")";
-  }
-  case ExprKind::Binary:
-    return printBinary(static_cast<const BinaryExpr *>(e));
-  case ExprKind::Ternary: {
-    const auto *t = static_cast<const TernaryExpr *>(e);
-    return "(" + print(t->cond.get()) + " ? " +
-           convert(print(t->trueValue.get()), hostKind(t->trueValue->type),
-                   kind) +
-           " : " +
-           convert(print(t->falseValue.get()), hostKind(t->falseValue->type),
-                   kind) +
-           ")";
-  }
-  case ExprKind::Call:
-    return printCall(static_cast<const CallExpr *>(e));
-  default:
-    unsupported("the grid uses an expression that cannot be computed "
-                "before the launch");
-    return "0";
-  }
+  unsupported("malformed grid expression");
+  return "0";
 }
 
-std::string StubBuilder::printBinary(const BinaryExpr *b) {
-  std::string l = print(b->lhs.get()), r = print(b->rhs.get());
-  // Spellings in BinaryOp order.
-  static const char *const spellings[] = {
-      "+", "-", "*", "/", "%", "<", "<=", ">", ">=", "==", "!=", "&&", "||"};
-  const char *op = spellings[static_cast<unsigned>(b->op)];
-  HostKind operand =
-      b->operandType.isInvalid() ? HostKind::Int : hostKind(b->operandType);
-  if (b->op != BinaryOp::And && b->op != BinaryOp::Or &&
-      operand != HostKind::Bool) {
-    l = convert(l, hostKind(b->lhs->type), operand);
-    r = convert(r, hostKind(b->rhs->type), operand);
+std::string StubBuilder::printBinary(const GridExpr &e) {
+  const GridExpr &lhs = e.operands[0], &rhs = e.operands[1];
+  std::string l = print(lhs), r = print(rhs);
+  HostKind operand = e.operandKind;
+  bool logical = e.op == "&&" || e.op == "||";
+  if (!logical && operand != HostKind::Bool) {
+    l = convert(l, lhs.type, operand);
+    r = convert(r, rhs.type, operand);
   }
-  if (b->op == BinaryOp::Div || b->op == BinaryOp::Rem) {
+  if (e.op == "/" || e.op == "%") {
     if (operand == HostKind::Float)
-      return b->op == BinaryOp::Div ? "(" + l + " / " + r + ")"
-                                    : "std::fmod(" + l + ", " + r + ")";
-    const auto &c = b->rhs->constValue;
-    bool safe = c && c->kind == ConstValue::Int && c->i != 0 && c->i != -1;
+      return e.op == "/" ? "(" + l + " / " + r + ")"
+                         : "std::fmod(" + l + ", " + r + ")";
+    bool safe = rhs.kind == GridExpr::Const &&
+                rhs.value.kind == ConstValue::Int && rhs.value.i != 0 &&
+                rhs.value.i != -1;
     if (!safe)
-      return std::string(b->op == BinaryOp::Div ? "tlc::runtime::checkedDiv("
-                                                : "tlc::runtime::checkedRem(") +
+      return std::string(e.op == "/" ? "tlc::runtime::checkedDiv("
+                                     : "tlc::runtime::checkedRem(") +
              l + ", " + r + ", tlc_grid_failed)";
   }
-  return "(" + l + " " + op + " " + r + ")";
+  return "(" + l + " " + e.op + " " + r + ")";
 }
 
-std::string StubBuilder::printCast(const CallExpr *c, DType to) {
-  if (c->args.size() != 1) {
-    unsupported("malformed cast in the grid");
-    return "0";
-  }
-  const Expr *a = c->args[0].get();
-  HostKind from = hostKind(a->type);
+std::string StubBuilder::printCast(const GridExpr &e) {
+  DType to = e.castTo;
+  const GridExpr &a = e.operands[0];
+  HostKind from = a.type;
   std::string x = print(a);
   if (to == DType::Bool)
     return from == HostKind::Bool ? x : "(" + x + " != 0)";
@@ -349,42 +325,32 @@ std::string StubBuilder::printCast(const CallExpr *c, DType to) {
          x + "))";
 }
 
-std::string StubBuilder::printCall(const CallExpr *c) {
-  std::optional<DType> castTo = c->castTo;
-  if (!castTo && !c->resolvedFn)
-    castTo = parseDType(c->callee);
-  if (castTo)
-    return printCast(c, *castTo);
-  StringRef callee = c->callee;
-  HostKind kind = hostKind(c->type);
-  if (c->resolvedFn || !c->kwargs.empty()) {
-    unsupported("the grid calls '" + c->callee +
-                "', which cannot run before the launch");
-    return "0";
-  }
-  if (c->args.size() == 2 && (callee == "cdiv" || callee == "min" ||
-                              callee == "max" || callee == "pow")) {
-    const Expr *a = c->args[0].get(), *b = c->args[1].get();
+std::string StubBuilder::printCall(const GridExpr &e) {
+  StringRef callee = e.name;
+  HostKind kind = e.type;
+  if (e.operands.size() == 2 && (callee == "cdiv" || callee == "min" ||
+                                 callee == "max" || callee == "pow")) {
+    const GridExpr &a = e.operands[0], &b = e.operands[1];
     HostKind operand = callee == "pow" ? HostKind::Float : kind;
-    std::string x = convert(print(a), hostKind(a->type), operand);
-    std::string y = convert(print(b), hostKind(b->type), operand);
+    std::string x = convert(print(a), a.type, operand);
+    std::string y = convert(print(b), b.type, operand);
     if (callee == "pow")
       return "std::pow(" + x + ", " + y + ")";
     if (callee == "cdiv") {
-      const auto &cv = b->constValue;
-      if (cv && cv->kind == ConstValue::Int && cv->i > 0)
+      if (b.kind == GridExpr::Const && b.value.kind == ConstValue::Int &&
+          b.value.i > 0)
         return "tlc::cdiv(" + x + ", " + y + ")";
       return "tlc::runtime::checkedCdiv(" + x + ", " + y + ", tlc_grid_failed)";
     }
     std::string t = kind == HostKind::Float ? "double" : "int64_t";
     return "std::" + callee.str() + "<" + t + ">(" + x + ", " + y + ")";
   }
-  if (c->args.size() == 1) {
-    const Expr *a = c->args[0].get();
+  if (e.operands.size() == 1) {
+    const GridExpr &a = e.operands[0];
     std::string x = print(a);
     if (callee == "abs" && kind == HostKind::Int)
       return "std::abs(static_cast<int64_t>(" + x + "))";
-    x = convert(x, hostKind(a->type), HostKind::Float);
+    x = convert(x, a.type, HostKind::Float);
     if (callee == "rsqrt")
       return "(1.0 / std::sqrt(" + x + "))";
     if (callee == "sigmoid")
@@ -397,7 +363,7 @@ std::string StubBuilder::printCall(const CallExpr *c) {
     if (math.contains(callee))
       return "std::" + callee.str() + "(" + x + ")";
   }
-  unsupported("the grid calls '" + c->callee +
+  unsupported("the grid calls '" + e.name +
               "', which cannot run before the launch");
   return "0";
 }
@@ -411,10 +377,9 @@ void StubBuilder::emitHeader(llvm::raw_ostream &os, StringRef target,
   if (k.params.empty())
     os << "none";
   for (size_t i = 0; i < k.params.size(); ++i)
-    os << (i ? ", " : "") << k.params[i].first << "="
-       << k.params[i].second.str();
+    os << (i ? ", " : "") << k.params[i].first << "=" << k.params[i].second;
   bool anyFixed = false;
-  for (const SymDimInfo &d : k.symDims)
+  for (const SignatureDim &d : k.symDims)
     if (d.staticValue) {
       os << (anyFixed ? ", " : ". Fixed dimensions: ") << d.name << "="
          << *d.staticValue;
@@ -468,7 +433,7 @@ void StubBuilder::emitCEntry(llvm::raw_ostream &os) const {
     if (isTensor(i))
       os << "    if (!" << argNames[i] << ")\n"
          << "      return tlc_status_to_c(tlc::runtime::invalidArgument("
-         << "\"" << name << ": " << k.args[i]->name
+         << "\"" << name << ": " << k.args[i].name
          << " is NULL\"), error, error_len);\n";
   os << "    tlc::LaunchOptions tlc_options;\n"
      << "    if (options)\n      tlc_options = *options;\n";
@@ -496,15 +461,15 @@ void StubBuilder::emitArgumentChecks(llvm::raw_ostream &os) {
   for (unsigned i = 0; i < k.args.size(); ++i) {
     if (!isTensor(i))
       continue;
-    const Type &t = k.args[i]->type;
+    const Type &t = k.args[i].type;
     os << "    tlc_status = tlc::runtime::checkTensor(" << q << ", \""
-       << k.args[i]->name << "\", " << argNames[i] << ", " << dtypeCode(t.dtype)
+       << k.args[i].name << "\", " << argNames[i] << ", " << dtypeCode(t.dtype)
        << ", " << t.rank() << ", \"" << t.str()
        << "\");\n    if (!tlc_status.ok())\n      return tlc_status;\n";
   }
 
   // Symbolic dimensions: bound by their first use (or fixed by -D).
-  for (const SymDimInfo &d : k.symDims) {
+  for (const SignatureDim &d : k.symDims) {
     if (d.uses.empty())
       continue;
     const std::string &var = dimVars[d.name];
@@ -516,18 +481,18 @@ void StubBuilder::emitArgumentChecks(llvm::raw_ostream &os) {
              " (fixed with -D " + d.name + "=" +
              std::to_string(*d.staticValue) + ")\"";
     } else {
-      const DimUse &u = d.uses.front();
+      const DimPosition &u = d.uses.front();
       os << "    [[maybe_unused]] const int64_t " << var << " = "
          << argNames[u.arg] << ".shape[" << u.dim << "];\n";
       from = "\"" + d.name + " = \" + std::to_string(" + var + ") + \" (from " +
-             k.args[u.arg]->name + ".shape[" + std::to_string(u.dim) + "])\"";
+             k.args[u.arg].name + ".shape[" + std::to_string(u.dim) + "])\"";
     }
     for (size_t j = d.staticValue ? 0 : 1; j < d.uses.size(); ++j) {
-      const DimUse &u = d.uses[j];
+      const DimPosition &u = d.uses[j];
       std::string a = argNames[u.arg] + ".shape[" + std::to_string(u.dim) + "]";
       os << "    if (" << a << " != " << var << ")\n"
          << "      return tlc::runtime::dimMismatch(" << q << ", \""
-         << k.args[u.arg]->name << "\", " << u.dim << ", " << a << ", " << from
+         << k.args[u.arg].name << "\", " << u.dim << ", " << a << ", " << from
          << ");\n";
     }
   }
@@ -536,14 +501,14 @@ void StubBuilder::emitArgumentChecks(llvm::raw_ostream &os) {
   for (unsigned i = 0; i < k.args.size(); ++i) {
     if (!isTensor(i))
       continue;
-    const Type &t = k.args[i]->type;
+    const Type &t = k.args[i].type;
     for (unsigned d = 0; d < t.rank(); ++d) {
       if (!t.shape[d].isStatic())
         continue;
       std::string a = argNames[i] + ".shape[" + std::to_string(d) + "]";
       os << "    if (" << a << " != " << t.shape[d].size << ")\n"
          << "      return tlc::runtime::dimMismatch(" << q << ", \""
-         << k.args[i]->name << "\", " << d << ", " << a << ", \""
+         << k.args[i].name << "\", " << d << ", " << a << ", \""
          << staticDimText(i, d, t.shape[d].size) << "\");\n";
     }
   }
@@ -552,9 +517,8 @@ void StubBuilder::emitArgumentChecks(llvm::raw_ostream &os) {
 void StubBuilder::emitGrid(llvm::raw_ostream &os) {
   const std::string &name = k.name;
   std::string extents[3] = {"1", "1", "1"};
-  if (k.decl)
-    for (size_t g = 0; g < k.decl->grid.size() && g < 3; ++g)
-      extents[g] = print(k.decl->grid[g].get());
+  for (size_t g = 0; g < k.grid.size() && g < 3; ++g)
+    extents[g] = print(k.grid[g]);
   if (!gridError.empty())
     os << "#error \"tlc: kernel " << name << ": " << gridError << "\"\n";
   bool usesFlag = llvm::any_of(extents, [](const std::string &s) {

@@ -12,7 +12,7 @@
 #ifndef TLC_LIB_STUB_STUBCOMMON_H
 #define TLC_LIB_STUB_STUBCOMMON_H
 
-#include "tlc/Frontend/Sema.h"
+#include "tlc/Stub/KernelSignature.h"
 #include "tlc/Stub/StubEmitter.h"
 
 #include "llvm/ADT/StringRef.h"
@@ -44,14 +44,11 @@ llvm::StringRef elementCType(DType t);
 /// The tlc_dtype enumerator, e.g. "TLC_F32".
 llvm::StringRef dtypeCode(DType t);
 
-/// How a grid (sub)expression is computed on the host.
-enum class HostKind { Int, Float, Bool };
-
 /// The parts of a launch stub that do not depend on the target. Target
 /// emitters derive from it and write the rest.
 class StubBuilder {
 public:
-  explicit StubBuilder(const KernelInfo &k);
+  explicit StubBuilder(const KernelSignature &k);
   virtual ~StubBuilder() = default;
 
   /// The header (shared layout, the target's ABI comment) and the source.
@@ -63,7 +60,7 @@ public:
   virtual void emitSource(std::string &out) = 0;
 
 protected:
-  const KernelInfo &k;
+  const KernelSignature &k;
   /// The C++ function name (in tlc::kernels).
   std::string fnName;
   NameTable names;
@@ -73,11 +70,9 @@ protected:
   std::map<std::string, std::string> dimVars;
   std::string gridError; // set when a grid expression cannot be printed
 
-  bool isTensor(unsigned i) const {
-    return k.args[i]->type.kind == TypeKind::Tensor;
-  }
+  bool isTensor(unsigned i) const { return k.args[i].isTensor(); }
   bool hasTensors() const;
-  ArgQualifier qualifier(unsigned i) const;
+  ArgAccess access(unsigned i) const { return k.args[i].access; }
 
   /// The C++ parameters of the kernel, without the launch options.
   std::string cxxParams() const;
@@ -121,10 +116,10 @@ private:
   // Grid expressions.
   void unsupported(llvm::StringRef what);
   std::string printConst(const ConstValue &c, HostKind kind);
-  std::string print(const Expr *e);
-  std::string printBinary(const BinaryExpr *b);
-  std::string printCast(const CallExpr *c, DType to);
-  std::string printCall(const CallExpr *c);
+  std::string print(const GridExpr &e);
+  std::string printBinary(const GridExpr &e);
+  std::string printCast(const GridExpr &e);
+  std::string printCall(const GridExpr &e);
 };
 
 } // namespace tlc::stub

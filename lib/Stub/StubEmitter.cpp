@@ -22,7 +22,7 @@ namespace {
 
 class CpuStubEmitter : public StubBuilder {
 public:
-  CpuStubEmitter(const KernelInfo &k, StringRef headerName)
+  CpuStubEmitter(const KernelSignature &k, StringRef headerName)
       : StubBuilder(k), headerName(headerName) {}
 
   llvm::StringRef targetName() const override { return "cpu"; }
@@ -74,7 +74,7 @@ private:
     for (unsigned i = 0; i < k.args.size(); ++i) {
       if (!isTensor(i))
         continue;
-      const Type &t = k.args[i]->type;
+      const Type &t = k.args[i].type;
       std::string ty = memrefType(t.dtype, t.rank());
       if (!declared.insert(ty).second)
         continue;
@@ -89,7 +89,7 @@ private:
     // The compiled kernel: one call runs one block.
     os << "extern \"C\" void _mlir_ciface_tlc_block_" << name << "(";
     for (unsigned i = 0; i < k.args.size(); ++i) {
-      const Type &t = k.args[i]->type;
+      const Type &t = k.args[i].type;
       if (isTensor(i))
         os << memrefType(t.dtype, t.rank()) << " *" << argNames[i];
       else
@@ -115,7 +115,7 @@ private:
     for (unsigned i = 0; i < k.args.size(); ++i) {
       if (!isTensor(i))
         continue;
-      const Type &t = k.args[i]->type;
+      const Type &t = k.args[i].type;
       const std::string &a = argNames[i];
       std::string ptr =
           "static_cast<" + elementCType(t.dtype).str() + " *>(" + a + ".data)";
@@ -146,7 +146,7 @@ private:
 
 } // namespace
 
-StubFiles tlc::emitCpuStub(const KernelInfo &kernel,
+StubFiles tlc::emitCpuStub(const KernelSignature &kernel,
                            llvm::StringRef headerName) {
   return CpuStubEmitter(kernel, headerName).emit();
 }

@@ -12,7 +12,7 @@
 #ifndef TLC_STUB_STUBEMITTER_H
 #define TLC_STUB_STUBEMITTER_H
 
-#include "tlc/Frontend/Sema.h"
+#include "tlc/Stub/KernelSignature.h"
 
 #include "llvm/ADT/StringRef.h"
 
@@ -29,12 +29,13 @@ struct StubFiles {
 
 /// Generates the CPU launch stub of a checked kernel. `headerName` is how the
 /// source includes the header (e.g. "gemm.h").
-StubFiles emitCpuStub(const KernelInfo &kernel, llvm::StringRef headerName);
+StubFiles emitCpuStub(const KernelSignature &kernel,
+                      llvm::StringRef headerName);
 
 /// What a GPU stub needs beyond the kernel's signature: facts fixed when the
 /// device code was compiled.
 struct GpuKernelInfo {
-  const KernelInfo &kernel;
+  const KernelSignature &kernel;
   /// The entry point in the binary (`tlc_NAME`).
   std::string entryName;
   /// Threads per block (blockDim.x; y and z are 1).

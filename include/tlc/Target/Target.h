@@ -8,7 +8,7 @@
 #ifndef TLC_TARGET_TARGET_H
 #define TLC_TARGET_TARGET_H
 
-#include "tlc/Frontend/Sema.h"
+#include "tlc/Stub/KernelSignature.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/PassManager.h"
@@ -58,8 +58,9 @@ public:
   virtual llvm::Error emitCode(llvm::Module &module, EmitKind kind,
                                llvm::raw_pwrite_stream &os) const = 0;
   /// The launch stub of one kernel: header and source text.
-  virtual void emitStub(const KernelInfo &kernel, llvm::StringRef headerName,
-                        std::string &header, std::string &source) const = 0;
+  virtual void emitStub(const KernelSignature &kernel,
+                        llvm::StringRef headerName, std::string &header,
+                        std::string &source) const = 0;
   /// File name extension of the compiled kernel (".o").
   virtual llvm::StringRef binaryExtension() const = 0;
   /// File name extension of -emit=asm (".s").

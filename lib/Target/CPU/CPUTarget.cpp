@@ -232,7 +232,7 @@ public:
     return llvm::Error::success();
   }
 
-  void emitStub(const KernelInfo &kernel, llvm::StringRef headerName,
+  void emitStub(const KernelSignature &kernel, llvm::StringRef headerName,
                 std::string &header, std::string &source) const override {
     StubFiles files = emitCpuStub(kernel, headerName);
     header = std::move(files.header);

@@ -97,8 +97,9 @@ bool GPUTarget::buildGPUPipeline(mlir::OpPassManager &pm) const {
   return true;
 }
 
-void GPUTarget::emitStub(const KernelInfo &kernel, llvm::StringRef headerName,
-                         std::string &header, std::string &source) const {
+void GPUTarget::emitStub(const KernelSignature &kernel,
+                         llvm::StringRef headerName, std::string &header,
+                         std::string &source) const {
   std::string entry = "tlc_" + kernel.name;
   auto it = sharedBytes.find(entry);
   int64_t bytes = stubSharedBytes           ? *stubSharedBytes

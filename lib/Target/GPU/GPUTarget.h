@@ -50,7 +50,7 @@ public:
     binary = std::move(bytes);
   }
   void setStubSharedBytes(int64_t bytes) override { stubSharedBytes = bytes; }
-  void emitStub(const KernelInfo &kernel, llvm::StringRef headerName,
+  void emitStub(const KernelSignature &kernel, llvm::StringRef headerName,
                 std::string &header, std::string &source) const override;
   /// The gpu.module as optimized LLVM IR: translated, completed by
   /// prepareModule (device libraries), every function but the kernels

@@ -36,11 +36,19 @@ struct TileSpecializeDims
     });
   }
 
-  LogicalResult specialize(func::FuncOp func,
-                           const llvm::StringMap<int64_t> &values) {
+  LogicalResult specialize(func::FuncOp func, llvm::StringMap<int64_t> values) {
     auto dimsAttr = func->getAttrOfType<DictionaryAttr>(tlc::tile::attr::kDims);
     if (!dimsAttr)
       return success();
+    // The kernel's own requests (MLIRGen records -D NAME=V there).
+    if (auto own =
+            func->getAttrOfType<DictionaryAttr>(tlc::tile::attr::kStaticDims))
+      for (NamedAttribute entry : own) {
+        auto value = llvm::dyn_cast<IntegerAttr>(entry.getValue());
+        if (!value || value.getInt() < 0)
+          return func.emitError("malformed tile.static_dims entry");
+        values.try_emplace(entry.getName().strref(), value.getInt());
+      }
     Builder b(func.getContext());
     SmallVector<NamedAttribute> applied;
     SmallVector<Type> argTypes(func.getArgumentTypes());

@@ -28,6 +28,9 @@ constexpr llvm::StringLiteral kGridRank = "tile.grid_rank";
 constexpr llvm::StringLiteral kDims = "tile.dims";
 /// Dictionary: symbolic dimension -> the value -D fixed it to.
 constexpr llvm::StringLiteral kStaticDims = "tile.static_dims";
+/// Dictionary: the kernel's signature for its launch stub (see
+/// tlc/Stub/KernelSignature.h).
+constexpr llvm::StringLiteral kSignature = "tile.signature";
 /// i64: bytes of dynamic shared memory a block needs (GPU kernels).
 constexpr llvm::StringLiteral kSharedBytes = "tile.shared_bytes";
 

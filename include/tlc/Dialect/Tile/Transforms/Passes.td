@@ -9,8 +9,9 @@ def TileSpecializeDims : Pass<"tile-specialize-dims", "mlir::ModuleOp"> {
   let description = [{
     A kernel's symbolic dimensions (`M` in `A: f32[M, K]`) are dynamic by
     default and bound from the argument shapes at launch. `-D M=4096` on the
-    tlc command line reaches this pass, which makes every argument dimension
-    bound to `M` static. Canonicalization then folds `memref.dim`, grid math
+    tlc command line reaches this pass as the kernel's `tile.static_dims`
+    (MLIRGen records it; the `dims` option adds bindings for every kernel),
+    and the pass makes every argument dimension bound to `M` static. Canonicalization then folds `memref.dim`, grid math
     and boundary checks that depend on it. The launch stub checks at run
     time that the argument really has that size.
 

@@ -1,0 +1,109 @@
+//===- KernelSignature.h - What a launch stub needs of a kernel -*- C++ -*-===//
+//
+// The kernel as its callers see it: name, parameter values, arguments
+// (dtype, shape with symbolic dimensions, in/out), symbolic dimensions and
+// their uses, threads per block and the grid as host expressions. MLIRGen
+// puts it on each kernel as the `tile.signature` attribute, so a target
+// builds stubs from the IR alone: no AST and no Sema state.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TLC_STUB_KERNELSIGNATURE_H
+#define TLC_STUB_KERNELSIGNATURE_H
+
+#include "tlc/Frontend/Types.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinOps.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tlc {
+
+/// How a grid (sub)expression is computed on the host.
+enum class HostKind { Int, Float, Bool };
+
+/// How values of type `t` are computed on the host.
+inline HostKind hostKindOf(const Type &t) {
+  if (t.kind == TypeKind::Float ||
+      (t.kind == TypeKind::Scalar && isFloat(t.dtype)))
+    return HostKind::Float;
+  if (t.isBool())
+    return HostKind::Bool;
+  return HostKind::Int;
+}
+
+/// One node of a grid expression, computed by the stub before the launch.
+struct GridExpr {
+  enum Kind {
+    Const,      ///< `value`
+    SymDim,     ///< the symbolic dimension `name`
+    ScalarArg,  ///< scalar argument number `arg`
+    Unary,      ///< `op` ("-" or "!") of operands[0]
+    Binary,     ///< operands[0] `op` operands[1], computed as `operandKind`
+    Select,     ///< operands[0] ? operands[1] : operands[2]
+    Call,       ///< `name`(operands...): cdiv, min, max, pow, exp, ...
+    Cast,       ///< operands[0] converted to `castTo`
+    Unsupported ///< cannot be computed before the launch; `name` says why
+  } kind = Const;
+  HostKind type = HostKind::Int;
+  ConstValue value;
+  std::string name;
+  unsigned arg = 0;
+  std::string op;
+  HostKind operandKind = HostKind::Int;
+  DType castTo = DType::I64;
+  std::vector<GridExpr> operands;
+};
+
+enum class ArgAccess { In, Out, InOut };
+
+struct SignatureArg {
+  std::string name;
+  /// A tensor (TypeKind::Tensor, with dtype and shape) or a scalar.
+  Type type;
+  ArgAccess access = ArgAccess::In;
+  /// The name a dimension was declared with (`K` in `f32[M, K]` when K is
+  /// a parameter), "" otherwise; for the stub's messages.
+  std::vector<std::string> dimNames;
+  bool isTensor() const { return type.kind == TypeKind::Tensor; }
+};
+
+/// A dimension of an argument.
+struct DimPosition {
+  unsigned arg = 0;
+  unsigned dim = 0;
+};
+
+struct SignatureDim {
+  std::string name;
+  /// The positions bound to it; the first binds it.
+  std::vector<DimPosition> uses;
+  /// Fixed by -D NAME=V.
+  std::optional<int64_t> staticValue;
+};
+
+struct KernelSignature {
+  std::string name;
+  /// Final parameter values, printed ("BM=128", "T=f16").
+  std::vector<std::pair<std::string, std::string>> params;
+  std::vector<SignatureArg> args;
+  std::vector<SignatureDim> symDims;
+  int64_t threads = 128;
+  /// One expression per grid dimension (1 to 3).
+  std::vector<GridExpr> grid;
+
+  mlir::DictionaryAttr toAttr(mlir::MLIRContext *ctx) const;
+  /// Null when `attr` is not a well-formed signature.
+  static std::optional<KernelSignature> fromAttr(mlir::DictionaryAttr attr);
+};
+
+/// The signatures on the kernels of `module` (attribute tile.signature), in
+/// order; nullopt (and an error on the op) when one is malformed.
+std::optional<std::vector<KernelSignature>>
+collectSignatures(mlir::ModuleOp module);
+
+} // namespace tlc
+
+#endif // TLC_STUB_KERNELSIGNATURE_H

@@ -1,0 +1,144 @@
+//===- Signature.cpp - The kernel signature from the checked AST ----------===//
+//
+// The grid expressions become GridExpr trees: constants (Sema folded what
+// it could), symbolic dimensions, scalar arguments, operators, casts and
+// the builtin calls the stub can compute on the host; anything else is an
+// Unsupported node whose message the stub reports with #error.
+//
+//===----------------------------------------------------------------------===//
+#include "tlc/MLIRGen/Signature.h"
+
+using namespace tlc;
+
+namespace {
+
+GridExpr unsupported(std::string why) {
+  GridExpr g;
+  g.kind = GridExpr::Unsupported;
+  g.name = std::move(why);
+  return g;
+}
+
+GridExpr convertGrid(const Expr *e, const KernelInfo &k) {
+  GridExpr g;
+  g.type = hostKindOf(e->type);
+  if (e->constValue) {
+    g.kind = GridExpr::Const;
+    g.value = *e->constValue;
+    return g;
+  }
+  switch (e->kind) {
+  case ExprKind::Name: {
+    const auto *n = static_cast<const NameExpr *>(e);
+    const Symbol *sym = n->symbol;
+    if (sym && sym->kind == SymbolKind::SymDim &&
+        llvm::any_of(k.symDims, [&](const SymDimInfo &d) {
+          return d.name == sym->name;
+        })) {
+      g.kind = GridExpr::SymDim;
+      g.name = sym->name;
+      return g;
+    }
+    if (sym && sym->kind == SymbolKind::Arg && sym->index >= 0 &&
+        unsigned(sym->index) < k.args.size() &&
+        k.args[sym->index]->type.kind != TypeKind::Tensor) {
+      g.kind = GridExpr::ScalarArg;
+      g.arg = sym->index;
+      return g;
+    }
+    return unsupported("'" + n->name + "' is not known before the launch");
+  }
+  case ExprKind::Unary: {
+    const auto *u = static_cast<const UnaryExpr *>(e);
+    g.kind = GridExpr::Unary;
+    g.op = u->op == UnaryOp::Neg ? "-" : "!";
+    g.operands.push_back(convertGrid(u->operand.get(), k));
+    return g;
+  }
+  case ExprKind::Binary: {
+    const auto *b = static_cast<const BinaryExpr *>(e);
+    // Spellings in BinaryOp order.
+    static const char *const spellings[] = {
+        "+", "-", "*", "/", "%", "<", "<=", ">", ">=", "==", "!=", "&&", "||"};
+    g.kind = GridExpr::Binary;
+    g.op = spellings[static_cast<unsigned>(b->op)];
+    g.operandKind =
+        b->operandType.isInvalid() ? HostKind::Int : hostKindOf(b->operandType);
+    g.operands.push_back(convertGrid(b->lhs.get(), k));
+    g.operands.push_back(convertGrid(b->rhs.get(), k));
+    return g;
+  }
+  case ExprKind::Ternary: {
+    const auto *t = static_cast<const TernaryExpr *>(e);
+    g.kind = GridExpr::Select;
+    g.operands.push_back(convertGrid(t->cond.get(), k));
+    g.operands.push_back(convertGrid(t->trueValue.get(), k));
+    g.operands.push_back(convertGrid(t->falseValue.get(), k));
+    return g;
+  }
+  case ExprKind::Call: {
+    const auto *c = static_cast<const CallExpr *>(e);
+    std::optional<DType> castTo = c->castTo;
+    if (!castTo && !c->resolvedFn)
+      castTo = parseDType(c->callee);
+    if (castTo) {
+      if (c->args.size() != 1)
+        return unsupported("malformed cast in the grid");
+      g.kind = GridExpr::Cast;
+      g.castTo = *castTo;
+      g.operands.push_back(convertGrid(c->args[0].get(), k));
+      return g;
+    }
+    if (c->resolvedFn || !c->kwargs.empty())
+      return unsupported("the grid calls '" + c->callee +
+                         "', which cannot run before the launch");
+    g.kind = GridExpr::Call;
+    g.name = c->callee;
+    for (const ExprPtr &a : c->args)
+      g.operands.push_back(convertGrid(a.get(), k));
+    return g;
+  }
+  default:
+    return unsupported("the grid uses an expression that cannot be computed "
+                       "before the launch");
+  }
+}
+
+} // namespace
+
+KernelSignature tlc::buildSignature(const KernelInfo &k) {
+  KernelSignature s;
+  s.name = k.name;
+  s.threads = k.threads;
+  for (const auto &[name, value] : k.params)
+    s.params.push_back({name, value.str()});
+  for (unsigned i = 0; i < k.args.size(); ++i) {
+    SignatureArg arg;
+    arg.name = k.args[i]->name;
+    arg.type = k.args[i]->type;
+    if (k.decl && i < k.decl->args.size()) {
+      const auto &decl = k.decl->args[i];
+      arg.access = decl.qualifier == ArgQualifier::Out     ? ArgAccess::Out
+                   : decl.qualifier == ArgQualifier::InOut ? ArgAccess::InOut
+                                                           : ArgAccess::In;
+      for (const ExprPtr &d : decl.type.dims)
+        arg.dimNames.push_back(
+            d && d->kind == ExprKind::Name
+                ? static_cast<const NameExpr *>(d.get())->name
+                : "");
+    }
+    s.args.push_back(std::move(arg));
+  }
+  for (const SymDimInfo &d : k.symDims) {
+    SignatureDim dim;
+    dim.name = d.name;
+    for (const DimUse &u : d.uses)
+      dim.uses.push_back(DimPosition{u.arg, u.dim});
+    dim.staticValue = d.staticValue;
+    s.symDims.push_back(std::move(dim));
+  }
+  if (k.decl)
+    for (size_t g = 0; g < k.decl->grid.size() && g < 3; ++g)
+      s.grid.push_back(convertGrid(k.decl->grid[g].get(), k));
+  return s;
+}
