@@ -409,6 +409,9 @@ int compile(const Options &opts) {
                     "a GPU target\n";
     return 1;
   }
+  // What stubs embed when --stub-binary gives the binary; the shared memory
+  // of every kernel is then --stub-shared-bytes.
+  CompiledModule stubCompiled;
   if (!opts.stubBinary.empty()) {
     auto buf = llvm::MemoryBuffer::getFile(opts.stubBinary);
     if (!buf) {
@@ -416,19 +419,14 @@ int compile(const Options &opts) {
                    << "': " << buf.getError().message() << "\n";
       return 1;
     }
-    target->setEmbeddedBinary(
-        std::vector<uint8_t>((*buf)->getBufferStart(), (*buf)->getBufferEnd()));
+    stubCompiled.bytes = (*buf)->getBuffer().str();
   }
-  if (opts.stubSharedBytes)
-    target->setStubSharedBytes(*opts.stubSharedBytes);
   if (llvm::Error err =
           target->setArch(opts.arch.empty() ? target->defaultArch()
                                             : llvm::StringRef(opts.arch))) {
     llvm::errs() << "tlc: error: " << llvm::toString(std::move(err)) << "\n";
     return 1;
   }
-
-  target->setDebugInfo(opts.debugInfo);
 
   Program program;
   ProgramLoader loader(diags, srcMgr, opts.includeDirs);
@@ -477,6 +475,9 @@ int compile(const Options &opts) {
     return 2;
   }
   std::vector<KernelSignature> signatures = std::move(*collected);
+  if (opts.stubSharedBytes)
+    for (const KernelSignature &k : signatures)
+      stubCompiled.sharedBytes["tlc_" + k.name] = *opts.stubSharedBytes;
   // What the target offers, for every pass that follows.
   if (mlir::Attribute description = target->describe(context))
     (*module)->setAttr(tile::attr::kTarget, description);
@@ -521,14 +522,32 @@ int compile(const Options &opts) {
                : 1;
   }
 
-  if (emit == "gpu") {
-    mlir::PassManager gpuPM(&context);
-    configure(gpuPM);
-    target->buildGPUPipeline(gpuPM);
-    if (mlir::failed(gpuPM.run(*module)))
+  CompileOptions compileOptions;
+  compileOptions.optLevel = opts.optLevel;
+  compileOptions.debugInfo = opts.debugInfo;
+  compileOptions.configurePasses = configure;
+  // Compiles the module to `kind`; 0 on success, else the exit status.
+  auto compileTo = [&](EmitKind kind, CompiledModule &compiled) -> int {
+    CompileError error;
+    std::optional<CompiledModule> result =
+        target->compile(*module, kind, compileOptions, error);
+    if (result) {
+      compiled = std::move(*result);
+      return 0;
+    }
+    if (error.diagnosed)
       return 1;
-    return emitText(out, stem + ".gpu.mlir",
-                    [&](llvm::raw_ostream &os) { module->print(os); })
+    llvm::errs() << "tlc: error: " << error.message << "\n";
+    return 2;
+  };
+
+  if (emit == "gpu" || emit == "llvm") {
+    CompiledModule compiled;
+    if (int rc =
+            compileTo(emit == "gpu" ? EmitKind::GPU : EmitKind::LLVM, compiled))
+      return rc;
+    return emitText(out, stem + (emit == "gpu" ? ".gpu.mlir" : ".ll"),
+                    [&](llvm::raw_ostream &os) { os << compiled.bytes; })
                ? 0
                : 1;
   }
@@ -547,11 +566,11 @@ int compile(const Options &opts) {
       return 1;
     }
   }
-  auto writeStubs = [&]() -> bool {
+  auto writeStubs = [&](const CompiledModule &compiled) -> bool {
     llvm::sys::fs::create_directories(out.dir);
     for (const KernelSignature &k : signatures) {
       std::string header, source;
-      target->emitStub(k, k.name + ".h", header, source);
+      target->emitStub(k, compiled, k.name + ".h", header, source);
       if (!writeFile(joinPath(out.dir, k.name + ".h"), header) ||
           !writeFile(joinPath(out.dir, k.name + ".cpp"), source))
         return false;
@@ -559,48 +578,25 @@ int compile(const Options &opts) {
     return !opts.bundle ||
            writeBundle(out.dir, stem, opts.input, *target, signatures);
   };
-  // CPU stubs need only the checked kernels; GPU stubs embed the binary.
+  // CPU stubs need only the signatures; GPU stubs embed the binary (or, for
+  // testing, the file of --stub-binary).
   bool stubsFirst = !gpuTarget || stubTesting;
   if (wantStub && stubsFirst) {
-    if (!writeStubs())
+    if (!writeStubs(stubCompiled))
       return 1;
     if (emit == "stub")
       return 0;
   }
 
-  mlir::PassManager lowerPM(&context);
-  configure(lowerPM);
-  target->buildLoweringPipeline(lowerPM);
-  // The target's limits (e.g. tile memory per block) are reported as
-  // located errors in the program.
-  if (mlir::failed(lowerPM.run(*module)))
-    return 1;
-  llvm::LLVMContext llvmContext;
-  auto llvmModule = target->translate(*module, llvmContext, opts.optLevel);
-  if (!llvmModule) {
-    llvm::errs() << "tlc: error: " << llvm::toString(llvmModule.takeError())
-                 << "\n";
-    return 2;
-  }
-  if (emit == "llvm")
-    return emitText(out, stem + ".ll",
-                    [&](llvm::raw_ostream &os) {
-                      (*llvmModule)->print(os, nullptr);
-                    })
-               ? 0
-               : 1;
   bool embed = wantStub && !stubsFirst;
   bool image = stageKind == EmitKind::DeviceImage;
   if (emit == "asm" || image || wantObj || embed) {
     EmitKind kind = emit == "asm" ? EmitKind::Asm
                     : image       ? EmitKind::DeviceImage
                                   : EmitKind::Obj;
-    llvm::SmallString<0> bytes;
-    llvm::raw_svector_ostream buffer(bytes);
-    if (llvm::Error err = target->emitCode(**llvmModule, kind, buffer)) {
-      llvm::errs() << "tlc: error: " << llvm::toString(std::move(err)) << "\n";
-      return 2;
-    }
+    CompiledModule compiled;
+    if (int rc = compileTo(kind, compiled))
+      return rc;
     if (emit != "stub") {
       std::string ext = image ? stageExtension
                         : kind == EmitKind::Asm
@@ -624,15 +620,11 @@ int compile(const Options &opts) {
                      << "': " << ec.message() << "\n";
         return 1;
       }
-      file.os() << bytes;
+      file.os() << compiled.bytes;
       file.keep();
     }
-    if (embed) {
-      target->setEmbeddedBinary(
-          std::vector<uint8_t>(bytes.begin(), bytes.end()));
-      if (!writeStubs())
-        return 1;
-    }
+    if (embed && !writeStubs(compiled))
+      return 1;
   }
   if (!opts.depfile.empty())
     return writeDepfile(opts.depfile, depTargets(opts, out, stem, *target),

@@ -14,7 +14,11 @@
 #include "mlir/Pass/PassManager.h"
 #include "llvm/Support/Error.h"
 
+#include "llvm/ADT/StringMap.h"
+
+#include <functional>
 #include <memory>
+#include <optional>
 #include <vector>
 
 namespace llvm {
@@ -24,10 +28,11 @@ class LLVMContext;
 
 namespace tlc {
 
-/// What `-emit=` asks for, beyond the target-neutral ast, tile and gpu
-/// forms. Obj is the target's binary (what stubs embed or link with);
-/// DeviceImage a GPU target's single-architecture image inside it.
-enum class EmitKind { LLVM, Asm, Obj, DeviceImage };
+/// What `-emit=` asks for, beyond the target-neutral ast and tile forms.
+/// GPU is the gpu-dialect MLIR after the tile lowering; Obj the target's
+/// binary (what stubs embed or link with); DeviceImage a GPU target's
+/// single-architecture image inside it.
+enum class EmitKind { GPU, LLVM, Asm, Obj, DeviceImage };
 
 /// A target's own spelling of an -emit= kind (e.g. "isa" for Asm), with
 /// the file name extension it is written with.
@@ -36,6 +41,31 @@ struct EmitStage {
   EmitKind kind;
   const char *extension;
   const char *help;
+};
+
+/// How the driver wants passes run and code optimized.
+struct CompileOptions {
+  unsigned optLevel = 3;
+  /// `-g`: line tables that map the code back to .tl lines.
+  bool debugInfo = false;
+  /// Applied to every pass manager (IR printing, timing).
+  std::function<void(mlir::PassManager &)> configurePasses;
+};
+
+/// What a compile made: the bytes of the asked form and, for the stubs,
+/// what the kernels need at launch.
+struct CompiledModule {
+  std::string bytes;
+  /// Dynamic shared memory per kernel entry (tlc_NAME) on GPU targets.
+  llvm::StringMap<int64_t> sharedBytes;
+};
+
+/// A failed compile. `diagnosed`: the errors were reported (located, through
+/// MLIR's diagnostics) and the message is empty; otherwise the message
+/// says what went wrong in the target (a tool, LLVM).
+struct CompileError {
+  bool diagnosed = false;
+  std::string message;
 };
 
 class Target {
@@ -48,53 +78,68 @@ public:
   virtual std::string archHelp() const = 0;
   /// Resolves `-arch=`; an error names the accepted values.
   virtual llvm::Error setArch(llvm::StringRef arch) = 0;
-  /// Passes that lower tile IR to the LLVM dialect.
-  virtual void buildLoweringPipeline(mlir::OpPassManager &pm) const = 0;
-  /// Translates the LLVM-dialect module to optimized LLVM IR.
-  virtual llvm::Expected<std::unique_ptr<llvm::Module>>
-  translate(mlir::ModuleOp module, llvm::LLVMContext &ctx,
-            unsigned optLevel) const = 0;
-  /// Writes assembly or an object file for `module`.
-  virtual llvm::Error emitCode(llvm::Module &module, EmitKind kind,
-                               llvm::raw_pwrite_stream &os) const = 0;
-  /// The launch stub of one kernel: header and source text.
-  virtual void emitStub(const KernelSignature &kernel,
-                        llvm::StringRef headerName, std::string &header,
-                        std::string &source) const = 0;
-  /// File name extension of the compiled kernel (".o").
+  /// File name extension of the compiled kernels (".o").
   virtual llvm::StringRef binaryExtension() const = 0;
   /// File name extension of -emit=asm (".s").
   virtual llvm::StringRef asmExtension() const { return ".s"; }
+  /// The -emit= kinds this target adds (beyond ast, tile, gpu, llvm, asm,
+  /// obj and stub), e.g. "ptx".
+  virtual std::vector<EmitStage> emitStages() const { return {}; }
 
   /// The description of the target and -arch that tile passes read
   /// (#tile.target, set on the module as attribute tile.target); null for
   /// targets whose passes need none.
   virtual mlir::Attribute describe(mlir::MLIRContext &ctx) const { return {}; }
-
   /// Target-dependent passes that still produce tile IR (layout inference
   /// on GPUs); `-emit=tile` shows their result.
   virtual void buildTilePipeline(mlir::OpPassManager &) const {}
 
-  // GPU targets.
-  /// The passes up to the gpu dialect (what `-emit=gpu` prints); false for
-  /// targets without that stage.
-  virtual bool buildGPUPipeline(mlir::OpPassManager &) const { return false; }
-  /// Whether stubs embed the device binary: the driver then writes them
-  /// after emitCode(Obj) and hands the binary over first.
-  virtual bool stubsEmbedBinary() const { return false; }
-  virtual void setEmbeddedBinary(std::vector<uint8_t>) {}
-  /// Overrides the dynamic shared memory stubs launch with (testing stubs
-  /// with a hand-made binary).
-  virtual void setStubSharedBytes(int64_t) {}
-  /// The -emit= kinds this target adds (beyond ast, tile, gpu, llvm, asm,
-  /// obj and stub), e.g. "ptx".
-  virtual std::vector<EmitStage> emitStages() const { return {}; }
+  /// Lowers `module` (tile IR after the target-neutral passes, with the
+  /// description set; it is changed) to `kind`. Targets keep no state
+  /// between calls.
+  virtual std::optional<CompiledModule> compile(mlir::ModuleOp module,
+                                                EmitKind kind,
+                                                const CompileOptions &options,
+                                                CompileError &error) const = 0;
 
-  /// `-g`: line tables that map the code back to .tl lines.
-  void setDebugInfo(bool enable) { debugInfo = enable; }
+  /// Whether stubs embed the device binary (the driver then compiles
+  /// first and hands the result to emitStub).
+  virtual bool stubsEmbedBinary() const { return false; }
+  /// The launch stub of one kernel: header and source text. `compiled` is
+  /// the Obj compile of its module when stubsEmbedBinary().
+  virtual void emitStub(const KernelSignature &kernel,
+                        const CompiledModule &compiled,
+                        llvm::StringRef headerName, std::string &header,
+                        std::string &source) const = 0;
+};
+
+/// The part of compile() that every LLVM-based target shares: the lowering
+/// passes, the translation to optimized LLVM IR and the code generator,
+/// each supplied by the target.
+class LLVMBasedTarget : public Target {
+public:
+  std::optional<CompiledModule> compile(mlir::ModuleOp module, EmitKind kind,
+                                        const CompileOptions &options,
+                                        CompileError &error) const override;
 
 protected:
-  bool debugInfo = false;
+  /// Passes that lower tile IR to the LLVM dialect.
+  virtual void buildLoweringPipeline(mlir::OpPassManager &pm,
+                                     const CompileOptions &options) const = 0;
+  /// The passes up to the gpu dialect (EmitKind::GPU); false for targets
+  /// without that stage.
+  virtual bool buildGPUPipeline(mlir::OpPassManager &) const { return false; }
+  /// What the stubs need of the lowered module (its kernels' shared memory).
+  virtual void collectLaunchFacts(mlir::ModuleOp lowered,
+                                  CompiledModule &compiled) const {}
+  /// Translates the LLVM-dialect module to optimized LLVM IR.
+  virtual llvm::Expected<std::unique_ptr<llvm::Module>>
+  translate(mlir::ModuleOp module, llvm::LLVMContext &ctx,
+            const CompileOptions &options) const = 0;
+  /// Writes assembly, an object or an image for `module`.
+  virtual llvm::Error emitCode(llvm::Module &module, EmitKind kind,
+                               const CompileOptions &options,
+                               llvm::raw_pwrite_stream &os) const = 0;
 };
 
 /// The target called `name`, or nullptr (then `known` lists the names).

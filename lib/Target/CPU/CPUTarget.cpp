@@ -132,7 +132,7 @@ void defineBF16Truncations(llvm::Module &module) {
   }
 }
 
-class CPUTarget : public Target {
+class CPUTarget : public LLVMBasedTarget {
 public:
   llvm::StringRef name() const override { return "cpu"; }
   std::string archHelp() const override {
@@ -168,7 +168,8 @@ public:
     return llvm::Error::success();
   }
 
-  void buildLoweringPipeline(mlir::OpPassManager &pm) const override {
+  void buildLoweringPipeline(mlir::OpPassManager &pm,
+                             const CompileOptions &options) const override {
     pm.addPass(createConvertTileToCPU({arch.vectorBits, arch.vectorRegisters}));
     pm.addPass(mlir::createCanonicalizerPass());
     pm.addPass(mlir::createCSEPass());
@@ -187,16 +188,17 @@ public:
         "reconcile-unrealized-casts";
     if (mlir::failed(mlir::parsePassPipeline(upstream, pm, llvm::errs())))
       llvm::report_fatal_error("tlc: bad built-in CPU pass pipeline");
-    if (debugInfo && mlir::failed(mlir::parsePassPipeline(
-                         "ensure-debug-info-scope-on-llvm-func{emission-kind="
-                         "LineTablesOnly}",
-                         pm, llvm::errs())))
+    if (options.debugInfo &&
+        mlir::failed(mlir::parsePassPipeline(
+            "ensure-debug-info-scope-on-llvm-func{emission-kind="
+            "LineTablesOnly}",
+            pm, llvm::errs())))
       llvm::report_fatal_error("tlc: bad built-in debug info pipeline");
   }
 
   llvm::Expected<std::unique_ptr<llvm::Module>>
   translate(mlir::ModuleOp module, llvm::LLVMContext &ctx,
-            unsigned optLevel) const override {
+            const CompileOptions &options) const override {
     mlir::registerBuiltinDialectTranslation(*module.getContext());
     mlir::registerLLVMDialectTranslation(*module.getContext());
     std::unique_ptr<llvm::Module> llvmModule =
@@ -213,7 +215,7 @@ public:
       if (!arch.features.empty())
         f.addFnAttr("target-features", arch.features);
     }
-    optimizeModule(*llvmModule, machine.get(), optLevel);
+    optimizeModule(*llvmModule, machine.get(), options.optLevel);
     // After optimization: nothing calls these yet, instruction selection
     // may introduce the calls.
     if (machine->getTargetTriple().isX86() && usesBF16(*llvmModule))
@@ -222,6 +224,7 @@ public:
   }
 
   llvm::Error emitCode(llvm::Module &module, EmitKind kind,
+                       const CompileOptions &,
                        llvm::raw_pwrite_stream &os) const override {
     llvm::legacy::PassManager pm;
     auto fileType = kind == EmitKind::Asm ? llvm::CodeGenFileType::AssemblyFile
@@ -232,8 +235,9 @@ public:
     return llvm::Error::success();
   }
 
-  void emitStub(const KernelSignature &kernel, llvm::StringRef headerName,
-                std::string &header, std::string &source) const override {
+  void emitStub(const KernelSignature &kernel, const CompiledModule &,
+                llvm::StringRef headerName, std::string &header,
+                std::string &source) const override {
     StubFiles files = emitCpuStub(kernel, headerName);
     header = std::move(files.header);
     source = std::move(files.source);

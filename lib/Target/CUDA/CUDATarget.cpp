@@ -150,7 +150,8 @@ public:
              "cubin + PTX (the same as -emit=obj)"}};
   }
 
-  void buildLoweringPipeline(mlir::OpPassManager &pm) const override {
+  void buildLoweringPipeline(mlir::OpPassManager &pm,
+                             const CompileOptions &options) const override {
     buildGPUPipeline(pm);
     const char *upstream =
         "gpu.module(convert-scf-to-cf,arith-expand{include-bf16=true},"
@@ -161,7 +162,7 @@ public:
         "reconcile-unrealized-casts";
     if (mlir::failed(mlir::parsePassPipeline(upstream, pm, llvm::errs())))
       llvm::report_fatal_error("tlc: bad built-in CUDA pass pipeline");
-    if (debugInfo &&
+    if (options.debugInfo &&
         mlir::failed(mlir::parsePassPipeline(
             // Walks the kernels inside the gpu.module too. Directives only:
             // .file/.loc for ptxas -lineinfo, no DWARF sections (which
@@ -183,6 +184,7 @@ public:
   }
 
   llvm::Error emitCode(llvm::Module &module, EmitKind kind,
+                       const CompileOptions &options,
                        llvm::raw_pwrite_stream &os) const override {
     auto assembly = codegen(module, llvm::CodeGenFileType::AssemblyFile);
     if (!assembly)
@@ -199,7 +201,7 @@ public:
       return err;
     std::vector<std::string> ptxasArgs = {"-arch=" + arch, "-O3", ptxPath, "-o",
                                           cubinPath};
-    if (debugInfo)
+    if (options.debugInfo)
       ptxasArgs.push_back("-lineinfo");
     if (llvm::Error err = runToolkit("ptxas", ptxasArgs))
       return err;

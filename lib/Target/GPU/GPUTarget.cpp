@@ -98,17 +98,25 @@ bool GPUTarget::buildGPUPipeline(mlir::OpPassManager &pm) const {
 }
 
 void GPUTarget::emitStub(const KernelSignature &kernel,
+                         const CompiledModule &compiled,
                          llvm::StringRef headerName, std::string &header,
                          std::string &source) const {
   std::string entry = "tlc_" + kernel.name;
-  auto it = sharedBytes.find(entry);
-  int64_t bytes = stubSharedBytes           ? *stubSharedBytes
-                  : it == sharedBytes.end() ? 0
-                                            : it->second;
-  GpuKernelInfo info{kernel, entry, kernel.threads, bytes, binary};
+  GpuKernelInfo info{
+      kernel, entry, kernel.threads, compiled.sharedBytes.lookup(entry),
+      std::vector<uint8_t>(compiled.bytes.begin(), compiled.bytes.end())};
   StubFiles files = emitGpuStub(info, headerName);
   header = std::move(files.header);
   source = std::move(files.source);
+}
+
+void GPUTarget::collectLaunchFacts(mlir::ModuleOp lowered,
+                                   CompiledModule &compiled) const {
+  lowered.walk([&](mlir::LLVM::LLVMFuncOp func) {
+    if (auto bytes =
+            func->getAttrOfType<mlir::IntegerAttr>(tile::attr::kSharedBytes))
+      compiled.sharedBytes[func.getName()] = bytes.getInt();
+  });
 }
 
 llvm::Error GPUTarget::createMachine(llvm::StringRef tripleName,
@@ -141,12 +149,6 @@ GPUTarget::translateGPUModule(mlir::ModuleOp module,
     empty->setDataLayout(machine->createDataLayout());
     return empty;
   }
-  sharedBytes.clear();
-  gpuModule.walk([&](mlir::LLVM::LLVMFuncOp func) {
-    if (auto bytes =
-            func->getAttrOfType<mlir::IntegerAttr>(tile::attr::kSharedBytes))
-      sharedBytes[func.getName()] = bytes.getInt();
-  });
   std::unique_ptr<llvm::Module> llvmModule =
       mlir::translateModuleToLLVMIR(gpuModule, ctx, "tlc");
   if (!llvmModule)
@@ -158,7 +160,7 @@ GPUTarget::translateGPUModule(mlir::ModuleOp module,
 
 llvm::Expected<std::unique_ptr<llvm::Module>>
 GPUTarget::translate(mlir::ModuleOp module, llvm::LLVMContext &ctx,
-                     unsigned optLevel) const {
+                     const CompileOptions &options) const {
   mlir::MLIRContext *mctx = module.getContext();
   mlir::registerBuiltinDialectTranslation(*mctx);
   mlir::registerLLVMDialectTranslation(*mctx);
@@ -175,7 +177,7 @@ GPUTarget::translate(mlir::ModuleOp module, llvm::LLVMContext &ctx,
   for (llvm::Function &f : *llvmModule)
     if (!f.isDeclaration() && f.getCallingConv() != kernelCallingConv())
       f.setLinkage(llvm::GlobalValue::InternalLinkage);
-  optimizeModule(*llvmModule, machine.get(), optLevel);
+  optimizeModule(*llvmModule, machine.get(), options.optLevel);
   return llvmModule;
 }
 

@@ -40,31 +40,31 @@ llvm::Error runTool(llvm::StringRef program, llvm::ArrayRef<std::string> dirs,
 llvm::Expected<std::string> readFile(llvm::StringRef path);
 llvm::Error writeFile(llvm::StringRef path, llvm::StringRef contents);
 
-class GPUTarget : public Target {
+class GPUTarget : public LLVMBasedTarget {
 public:
   void buildTilePipeline(mlir::OpPassManager &pm) const override;
-  /// The tile passes, convert-tile-to-gpu, canonicalize and cse.
-  bool buildGPUPipeline(mlir::OpPassManager &pm) const override;
   bool stubsEmbedBinary() const override { return true; }
-  void setEmbeddedBinary(std::vector<uint8_t> bytes) override {
-    binary = std::move(bytes);
-  }
-  void setStubSharedBytes(int64_t bytes) override { stubSharedBytes = bytes; }
-  void emitStub(const KernelSignature &kernel, llvm::StringRef headerName,
-                std::string &header, std::string &source) const override;
+  /// Embeds compiled.bytes; the kernel's dynamic shared memory comes from
+  /// compiled.sharedBytes.
+  void emitStub(const KernelSignature &kernel, const CompiledModule &compiled,
+                llvm::StringRef headerName, std::string &header,
+                std::string &source) const override;
   /// The gpu.module as optimized LLVM IR: translated, completed by
   /// prepareModule (device libraries), every function but the kernels
   /// internalized, then LLVM's pipeline at `optLevel`.
   llvm::Expected<std::unique_ptr<llvm::Module>>
   translate(mlir::ModuleOp module, llvm::LLVMContext &ctx,
-            unsigned optLevel) const final;
+            const CompileOptions &options) const final;
 
 protected:
   std::unique_ptr<llvm::TargetMachine> machine;
-  std::vector<uint8_t> binary;
-  std::optional<int64_t> stubSharedBytes;
-  /// Dynamic shared memory per kernel entry, from translate().
-  mutable llvm::StringMap<int64_t> sharedBytes;
+
+  /// The tile passes, the GPU passes (kernel ABI, pipelines, shared memory,
+  /// convert-tile-to-gpu, barriers), canonicalize and cse.
+  bool buildGPUPipeline(mlir::OpPassManager &pm) const override;
+  /// Each kernel's tile.shared_bytes.
+  void collectLaunchFacts(mlir::ModuleOp lowered,
+                          CompiledModule &compiled) const override;
 
   /// Registers the translation of the vendor's LLVM dialect (NVVM, ROCDL).
   virtual void registerVendorTranslation(mlir::MLIRContext &ctx) const = 0;
@@ -81,7 +81,7 @@ protected:
   llvm::Error createMachine(llvm::StringRef triple, llvm::StringRef cpu,
                             llvm::StringRef features);
   /// The gpu.module of `module` as LLVM IR for `machine` (an empty module
-  /// when there is no kernel); records each kernel's shared bytes.
+  /// when there is no kernel).
   llvm::Expected<std::unique_ptr<llvm::Module>>
   translateGPUModule(mlir::ModuleOp module, llvm::LLVMContext &ctx) const;
   /// Links the functions `module` calls (declarations starting with

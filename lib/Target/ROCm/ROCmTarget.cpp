@@ -108,7 +108,8 @@ public:
          "the code object (the same as -emit=obj)"}};
   }
 
-  void buildLoweringPipeline(mlir::OpPassManager &pm) const override {
+  void buildLoweringPipeline(mlir::OpPassManager &pm,
+                             const CompileOptions &options) const override {
     buildGPUPipeline(pm);
     std::string chip = "chipset=" + arch;
     // Math first, to ocml calls: inside convert-gpu-to-rocdl some functions
@@ -149,6 +150,7 @@ public:
   }
 
   llvm::Error emitCode(llvm::Module &module, EmitKind kind,
+                       const CompileOptions &options,
                        llvm::raw_pwrite_stream &os) const override {
     if (kind == EmitKind::Asm || kind == EmitKind::LLVM) {
       auto assembly = codegen(module, llvm::CodeGenFileType::AssemblyFile);
