@@ -538,7 +538,7 @@ int compile(const Options &opts) {
     if (error.diagnosed)
       return 1;
     llvm::errs() << "tlc: error: " << error.message << "\n";
-    return 2;
+    return error.status;
   };
 
   if (emit == "gpu" || emit == "llvm") {

@@ -66,6 +66,9 @@ struct CompiledModule {
 struct CompileError {
   bool diagnosed = false;
   std::string message;
+  /// The driver's exit status: 2 for a failure in the target, 1 for a
+  /// request the target refuses.
+  int status = 2;
 };
 
 class Target {

@@ -16,7 +16,9 @@
 //===----------------------------------------------------------------------===//
 #include "ROCmTarget.h"
 #include "../GPU/GPUTarget.h"
+#include "OffloadBundle.h"
 
+#include "tlc/Dialect/Tile/IR/AttrNames.h"
 #include "tlc/Dialect/Tile/IR/TileDialect.h"
 
 #include "mlir/Pass/PassRegistry.h"
@@ -62,10 +64,68 @@ public:
   llvm::StringRef asmExtension() const override { return ".s"; }
   std::string archHelp() const override {
     return "gfx942 (default), gfx90a, gfx1100, ... (any gfx9, gfx10, gfx11 "
-           "or gfx12 chip LLVM knows)";
+           "or gfx12 chip LLVM knows; several, comma-separated, make one "
+           "offload bundle)";
   }
 
-  llvm::Error setArch(llvm::StringRef archName) override {
+  /// One chip, or several separated by commas (gfx942,gfx90a): the code
+  /// objects then go into one offload bundle, and the first chip's
+  /// description is what -emit=tile shows.
+  llvm::Error setArch(llvm::StringRef archList) override {
+    llvm::SmallVector<llvm::StringRef> names;
+    archList.split(names, ',');
+    for (llvm::StringRef n : names)
+      if (llvm::Error err = checkArch(n.trim()))
+        return err;
+    bundleArchs.clear();
+    for (llvm::StringRef n : names)
+      if (!llvm::is_contained(bundleArchs, n.trim().str()))
+        bundleArchs.push_back(n.trim().str());
+    return setOneArch(bundleArchs.front());
+  }
+
+  std::optional<CompiledModule> compile(mlir::ModuleOp module, EmitKind kind,
+                                        const CompileOptions &options,
+                                        CompileError &error) const override {
+    if (bundleArchs.size() == 1)
+      return LLVMBasedTarget::compile(module, kind, options, error);
+    if (kind != EmitKind::Obj) {
+      error.message = "-arch=" + llvm::join(bundleArchs, ",") +
+                      " makes an offload bundle (the default output, "
+                      "-emit=obj or -emit=hsaco); give one -arch for the "
+                      "other -emit kinds";
+      error.status = 1;
+      return std::nullopt;
+    }
+    // Each chip compiles its own copy of the module, with its description.
+    CompiledModule bundle;
+    std::vector<std::pair<std::string, std::string>> codeObjects;
+    for (const std::string &chip : bundleArchs) {
+      ROCmTarget one;
+      if (llvm::Error err = one.setArch(chip)) {
+        error.message = llvm::toString(std::move(err));
+        return std::nullopt;
+      }
+      mlir::OwningOpRef<mlir::ModuleOp> copy = module.clone();
+      (*copy)->setAttr(tile::attr::kTarget, one.describe(*module.getContext()));
+      std::optional<CompiledModule> compiled =
+          one.LLVMBasedTarget::compile(*copy, kind, options, error);
+      if (!compiled)
+        return std::nullopt;
+      codeObjects.push_back({chip, std::move(compiled->bytes)});
+      // The launch gives the most any chip's code needs.
+      for (auto &entry : compiled->sharedBytes) {
+        int64_t &bytes = bundle.sharedBytes[entry.getKey()];
+        bytes = std::max(bytes, entry.getValue());
+      }
+    }
+    bundle.bytes = writeOffloadBundle(codeObjects);
+    return bundle;
+  }
+
+private:
+  /// Whether `archName` is a gfx9-or-newer chip LLVM's AMDGPU backend knows.
+  static llvm::Error checkArch(llvm::StringRef archName) {
     llvm::StringRef digits = archName;
     if (!digits.consume_front("gfx") || digits.size() < 3 ||
         !llvm::isDigit(digits[0]))
@@ -87,12 +147,19 @@ public:
         return badArch(archName);
     }
     // gfxMmS: the last two characters are minor and stepping (hex).
-    if (digits.drop_back(2).getAsInteger(10, major) || major < 9)
+    unsigned majorVersion = 0;
+    if (digits.drop_back(2).getAsInteger(10, majorVersion) || majorVersion < 9)
       return badArch(archName);
+    return llvm::Error::success();
+  }
+
+  llvm::Error setOneArch(llvm::StringRef archName) {
     arch = archName.str();
+    llvm::StringRef(arch).drop_front(3).drop_back(2).getAsInteger(10, major);
     return createMachine(kTriple, arch, "");
   }
 
+public:
   mlir::Attribute describe(mlir::MLIRContext &ctx) const override {
     ctx.getOrLoadDialect<tile::TileDialect>();
     return tile::TargetAttr::get(
@@ -180,6 +247,8 @@ public:
   }
 
 private:
+  /// The chips of -arch, the first one also in `arch`.
+  std::vector<std::string> bundleArchs;
   std::string arch;
   unsigned major = 0;
 
