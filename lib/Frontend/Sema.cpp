@@ -35,6 +35,10 @@ void Sema::Impl::resetScopes() {
       ConstValue::ofFloat(std::numeric_limits<double>::infinity());
   Symbol *pi = declare(SymbolKind::Constant, "pi", {}, Type::floatLit());
   pi->constValue = ConstValue::ofFloat(M_PI);
+  for (const auto &[name, value] : constants) {
+    Symbol *c = declare(SymbolKind::Constant, name, {}, Type::intTy());
+    c->constValue = ConstValue::ofInt(value);
+  }
 }
 
 Type Sema::Impl::commonType(const Type &a, const Type &b, SMRange range) {
@@ -407,8 +411,10 @@ bool Sema::Impl::check(Program &program) {
   return !diags.hasErrors();
 }
 
-Sema::Sema(DiagnosticEngine &diags, std::map<std::string, std::string> defines)
-    : impl(std::make_unique<Impl>(*this, diags, std::move(defines))) {}
+Sema::Sema(DiagnosticEngine &diags, std::map<std::string, std::string> defines,
+           std::map<std::string, int64_t> constants)
+    : impl(std::make_unique<Impl>(*this, diags, std::move(defines),
+                                  std::move(constants))) {}
 
 Sema::~Sema() = default;
 

@@ -143,9 +143,13 @@ struct Sema::Impl {
   const Stmt *lastFnStmt = nullptr; // the only place a return may be
   size_t parallelScopeDepth = 0;
 
+  std::map<std::string, int64_t> constants;
+
   Impl(Sema &self, DiagnosticEngine &diags,
-       std::map<std::string, std::string> defines)
-      : self(self), diags(diags), defines(std::move(defines)) {}
+       std::map<std::string, std::string> defines,
+       std::map<std::string, int64_t> constants)
+      : self(self), diags(diags), defines(std::move(defines)),
+        constants(std::move(constants)) {}
 
   //===--- Scopes -------------------------------------------------------===//
 

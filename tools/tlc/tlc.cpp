@@ -434,7 +434,10 @@ int compile(const Options &opts) {
     return 1;
   if (diags.hasErrors())
     return 1;
-  Sema sema(diags, defines);
+  TargetConstants constants = target->languageConstants();
+  Sema sema(diags, defines,
+            {{"target_shared_bytes", constants.sharedBytes},
+             {"target_warp_size", constants.warpSize}});
   bool ok = sema.check(program);
   OutputPaths out = resolveOutput(opts);
   std::string stem = llvm::sys::path::stem(opts.input).str();

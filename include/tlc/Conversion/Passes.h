@@ -19,6 +19,10 @@ namespace tlc {
 #define GEN_PASS_REGISTRATION
 #include "tlc/Conversion/Passes.h.inc"
 
+/// Tile memory one CPU block may use (its tiles live on the stack of the
+/// thread that runs it).
+constexpr int64_t kCPUTileBytesPerBlock = 4 << 20;
+
 /// Registers every GPU vendor's part of convert-tile-to-gpu (its target
 /// info and MMA kinds). Tools call it once, before running passes.
 void registerGPUTargets();

@@ -88,8 +88,10 @@ struct Program {
 
 class Sema {
 public:
-  /// `defines` maps NAME to the text after `-D NAME=`.
-  Sema(DiagnosticEngine &diags, std::map<std::string, std::string> defines);
+  /// `defines` maps NAME to the text after `-D NAME=`; `constants` are
+  /// builtin integer constants (the target's, such as target_warp_size).
+  Sema(DiagnosticEngine &diags, std::map<std::string, std::string> defines,
+       std::map<std::string, int64_t> constants = {});
   ~Sema();
 
   /// Checks the program. Returns false if any error was reported.

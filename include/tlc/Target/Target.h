@@ -71,6 +71,16 @@ struct CompileError {
   int status = 2;
 };
 
+/// What kernels may ask of the target in compile-time expressions (the
+/// builtin constants target_shared_bytes and target_warp_size), e.g. to
+/// size tiles: `BK = target_shared_bytes < 120000 ? 32 : 128`.
+struct TargetConstants {
+  /// Shared memory (LDS; on the CPU: tile memory) one block may use.
+  int64_t sharedBytes = 0;
+  /// Threads that run in lockstep (1 on the CPU).
+  int64_t warpSize = 1;
+};
+
 class Target {
 public:
   virtual ~Target() = default;
@@ -81,6 +91,8 @@ public:
   virtual std::string archHelp() const = 0;
   /// Resolves `-arch=`; an error names the accepted values.
   virtual llvm::Error setArch(llvm::StringRef arch) = 0;
+  /// The builtin constants for the -arch given to setArch.
+  virtual TargetConstants languageConstants() const = 0;
   /// File name extension of the compiled kernels (".o").
   virtual llvm::StringRef binaryExtension() const = 0;
   /// File name extension of -emit=asm (".s").

@@ -271,7 +271,7 @@ static Type stripScopeOf(Type t) {
 namespace {
 /// Stack memory the tiles of one block may use: worker threads have the
 /// default 8 MiB stacks, and the caller's thread runs blocks too.
-constexpr int64_t kMaxTileBytesPerBlock = 4 << 20;
+constexpr int64_t kMaxTileBytesPerBlock = kCPUTileBytesPerBlock;
 
 struct ConvertTileToCPU
     : public tlc::impl::ConvertTileToCPUBase<ConvertTileToCPU> {

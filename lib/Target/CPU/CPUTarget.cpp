@@ -140,6 +140,9 @@ public:
            "aarch64";
   }
   llvm::StringRef defaultArch() const override { return "native"; }
+  TargetConstants languageConstants() const override {
+    return {kCPUTileBytesPerBlock, 1};
+  }
   llvm::StringRef binaryExtension() const override { return ".o"; }
 
   llvm::Error setArch(llvm::StringRef archName) override {

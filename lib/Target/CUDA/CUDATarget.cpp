@@ -87,6 +87,9 @@ public:
   llvm::StringRef defaultArch() const override { return "sm_90a"; }
   llvm::StringRef binaryExtension() const override { return ".fatbin"; }
   llvm::StringRef asmExtension() const override { return ".ptx"; }
+  TargetConstants languageConstants() const override {
+    return {maxSharedBytes(), 32};
+  }
   std::string archHelp() const override {
     return "sm_90a (default), sm_80, sm_86, sm_89, sm_100a, ... (sm_75 and "
            "newer)";

@@ -62,6 +62,21 @@ public:
   llvm::StringRef defaultArch() const override { return "gfx942"; }
   llvm::StringRef binaryExtension() const override { return ".hsaco"; }
   llvm::StringRef asmExtension() const override { return ".s"; }
+  /// For a bundle: what every chip offers (the least LDS, the narrowest
+  /// wave).
+  TargetConstants languageConstants() const override {
+    TargetConstants c{ldsBytes(), waveSize()};
+    for (const std::string &chip : bundleArchs) {
+      ROCmTarget one;
+      if (llvm::Error err = one.setOneArch(chip)) {
+        llvm::consumeError(std::move(err));
+        continue;
+      }
+      c.sharedBytes = std::min(c.sharedBytes, one.ldsBytes());
+      c.warpSize = std::min(c.warpSize, one.waveSize());
+    }
+    return c;
+  }
   std::string archHelp() const override {
     return "gfx942 (default), gfx90a, gfx1100, ... (any gfx9, gfx10, gfx11 "
            "or gfx12 chip LLVM knows; several, comma-separated, make one "
