@@ -60,9 +60,9 @@ func.func @capped(%A: memref<?x?xf32, strided<[?, 1], offset: ?>>, %R: memref<?x
 
 // The loops use their tiles at different times, so the tiles share bytes.
 // 48 x 512 f32 (99072 bytes with padding) fits sm_90a's 232448 bytes twice,
-// not three times; 64 x 512 (132096) does not fit twice. The deepest loop
-// loses a stage first; then, both at 2 stages, the one with the larger
-// buffers loses its pipelining.
+// not three times; 64 x 512 (132096) does not fit twice. The loop with the
+// most stages loses a stage first; then, both at 2 stages, the one with the
+// larger buffers loses its pipelining.
 // CHECK-LABEL: gpu.func @tlc_shed
 // CHECK: tile.copy {{.*}} {tile.async} : {{.*}} memref<48x512xf32
 // CHECK: } {tile.pipeline_stages = 2 : i64, tile.stages = 3 : i64}

@@ -120,7 +120,8 @@ def TilePlanPipelines : Pass<"tile-plan-pipelines", "mlir::ModuleOp"> {
     `tile.pipeline_stages` (S, at most 8). Each producer's tile will need
     that many buffers: while the kernel's shared tiles (planned as
     tile-plan-shared-memory does) do not fit in `max_shared_bytes`, the
-    deepest loop loses a stage, down to 2, then its pipelining. Without
+    loop with the most stages (of those, the one with the largest buffers)
+    loses a stage, down to 2, then its pipelining. Without
     asynchronous copies the pass does nothing. convert-tile-to-gpu builds
     the pipelines.
 

@@ -56,8 +56,8 @@ struct TilePlanPipelines
       return bytes;
     };
     // Fewer stages (at least 2), then no pipelining, while the buffers do
-    // not fit: the deepest loop first, of those the one with the largest
-    // buffers.
+    // not fit: the loop with the most stages first, of those the one with the
+    // largest buffers.
     while (!pipelined.empty() && footprint() > maxSharedBytes) {
       auto deepest = llvm::max_element(
           pipelined, [&](const PipelinedLoop &a, const PipelinedLoop &b) {
