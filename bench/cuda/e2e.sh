@@ -54,6 +54,8 @@ CONFIGS=(
   "gemm_f16|gemm.tl|T=f16 BM=128 BN=128 BK=64 Stages=3"
   "gemm_bf16|gemm.tl|T=bf16 BM=128 BN=128 BK=64 Stages=3"
   "gemm_f32|gemm.tl|T=f32 BK=32"
+  "linear_bf16|linear.tl|T=bf16 BM=128 BN=128 BK=64 Stages=3"
+  "linear_f16|linear.tl|T=f16 BM=128 BN=128 BK=64 Stages=3"
   "softmax_f32|softmax.tl|T=f32 BM=16"
   "softmax_bf16|softmax.tl|T=bf16 BM=16"
   "rmsnorm_f32|rmsnorm.tl|T=f32"

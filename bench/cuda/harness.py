@@ -577,32 +577,51 @@ def nan_(*ts):
     return f
 
 
-def gemm_cases(cfg, heads):
-    T = heads["gemm"]["argdoc"]["A"]["dtype"]
-    sizes = [((77, 133, 61), 0, True), ((16, 64, 40), 0, True),
-             ((130, 257, 129), 3, True), ((1, 1, 1), 0, True),
-             ((1000, 1000, 1000), 0, False), ((4096, 4096, 4096), 0, False),
-             ((8192, 8192, 8192), 0, False), ((16, 8192, 8192), 0, False)]
+def gemm_sizes():
+    # (M, N, K), pad, small: ragged and tiny checks, then the issue's shapes
+    # (square, an LLM projection, a ragged mid size, skinny M).
+    return [((77, 133, 61), 0, True), ((16, 64, 40), 0, True),
+            ((130, 257, 129), 3, True), ((1, 1, 1), 0, True),
+            ((1000, 1000, 1000), 0, False), ((4096, 4096, 4096), 0, False),
+            ((8192, 8192, 8192), 0, False), ((4096, 11008, 4096), 0, False),
+            ((3000, 5000, 700), 0, False), ((64, 8192, 8192), 0, False),
+            ((16, 8192, 8192), 0, False)]
+
+
+def matmul_cases(heads, kernel, transposed):
+    """gemm.tl (C = A @ B, B [K, N]) or linear.tl (C = A @ W^T, W [N, K])."""
+    T = heads[kernel]["argdoc"]["A"]["dtype"]
     cases = []
-    for (M, N, K), pad, small in sizes:
+    for (M, N, K), pad, small in gemm_sizes():
         def build(ctx, g, M=M, N=N, K=K, pad=pad):
             A = ctx.rand(g, (M, K), T, pad)
-            B = ctx.rand(g, (K, N), T, pad)
+            B = ctx.rand(g, (N, K) if transposed else (K, N), T, pad)
             C = ctx.empty((M, N), T, pad)
             def ref():
-                return [R(A) @ R(B)]
+                return [R(A) @ (R(B).t() if transposed else R(B))]
             def fake():
-                C.copy_((A.float() @ B.float()).to(C.dtype))
+                b = B.float().t() if transposed else B.float()
+                C.copy_((A.float() @ b).to(C.dtype))
+            vendor = ({"F.linear": lambda: torch.nn.functional.linear(A, B)}
+                      if transposed else
+                      {"cuBLAS": lambda: torch.matmul(A, B)})
             return dict(args=[A, B, C], outputs=[("C", C)], reset=nan_(C),
-                        ref=ref, fake=fake,
-                        vendors={"cuBLAS": lambda: torch.matmul(A, B)},
+                        ref=ref, fake=fake, vendors=vendor,
                         flops=2.0 * M * N * K,
                         bytes=DTYPE_SIZES[T] * (M * K + K * N + M * N),
                         tol=tol_for(T, "gemm"))
-        label = "gemm %s %dx%dx%d%s" % (T, M, N, K,
-                                        " strided(+%d)" % pad if pad else "")
-        cases.append(Case("gemm", label, small, build, "gemm"))
+        label = "%s %s %dx%dx%d%s" % (kernel, T, M, N, K,
+                                      " strided(+%d)" % pad if pad else "")
+        cases.append(Case(kernel, label, small, build, "gemm"))
     return cases
+
+
+def gemm_cases(cfg, heads):
+    return matmul_cases(heads, "gemm", transposed=False)
+
+
+def linear_cases(cfg, heads):
+    return matmul_cases(heads, "linear", transposed=True)
 
 
 def rowwise_sizes():
@@ -803,7 +822,8 @@ def attention_cases(cfg, heads):
     return cases
 
 
-CASES_BY_EXAMPLE = {"gemm.tl": gemm_cases, "softmax.tl": softmax_cases,
+CASES_BY_EXAMPLE = {"gemm.tl": gemm_cases, "linear.tl": linear_cases,
+                    "softmax.tl": softmax_cases,
                     "rmsnorm.tl": rmsnorm_cases,
                     "elementwise.tl": elementwise_cases,
                     "colsum.tl": colsum_cases,

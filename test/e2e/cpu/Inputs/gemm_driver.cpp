@@ -1,8 +1,13 @@
 // gemm_driver.cpp: checks examples/gemm.tl, C = A @ B, against a double
 // reference. Build with -DTLC_T_F16 for a kernel compiled with -D T=f16
-// (f16 inputs and output, f32 accumulation).
+// (f16 inputs and output, f32 accumulation), and with -DTLC_LINEAR for
+// examples/linear.tl, C = A @ W^T with W stored [N, K].
 #include "check.h"
+#ifdef TLC_LINEAR
+#include "linear.h"
+#else
 #include "gemm.h"
+#endif
 
 #include <tuple>
 
@@ -22,21 +27,32 @@ int main() {
       {100, 130, 257, 5}, {257, 100, 64, 0}, {192, 256, 300, 2}};
   for (auto [M, N, K, pad] : cases) {
     std::string size = check::sizeStr({M, N, K});
+#ifdef TLC_LINEAR
+    std::string name = std::string("linear.") + check::Elem<T>::name;
+    check::Rng rng(name + size);
+    check::Tensor<T> A({M, K}, pad), B({N, K}, pad), C({M, N}, pad);
+    auto run = [&] {
+      return tlc::kernels::linear(A.view(), B.view(), C.view());
+    };
+    auto b = [&](int64_t k, int64_t j) { return B.get(j * K + k); };
+#else
     std::string name = std::string("gemm.") + check::Elem<T>::name;
     check::Rng rng(name + size);
     check::Tensor<T> A({M, K}, pad), B({K, N}, pad), C({M, N}, pad);
+    auto run = [&] { return tlc::kernels::gemm(A.view(), B.view(), C.view()); };
+    auto b = [&](int64_t k, int64_t j) { return B.get(k * N + j); };
+#endif
     A.fillRandom(rng);
     B.fillRandom(rng);
     C.poison();
-    if (!checker.launched(tlc::kernels::gemm(A.view(), B.view(), C.view()),
-                          name, size))
+    if (!checker.launched(run(), name, size))
       continue;
     std::vector<double> ref(M * N, 0.0);
     for (int64_t i = 0; i < M; ++i)
       for (int64_t k = 0; k < K; ++k) {
         double a = A.get(i * K + k);
         for (int64_t j = 0; j < N; ++j)
-          ref[i * N + j] += a * B.get(k * N + j);
+          ref[i * N + j] += a * b(k, j);
       }
     checker.compare(name, size, C, ref, check::Elem<T>::tol);
   }
