@@ -1,6 +1,10 @@
 //===- SemaExpr.cpp - Expressions and builtin calls -----------------------===//
 #include "SemaImpl.h"
 
+#include <cmath>
+#include <cstdint>
+#include <limits>
+
 using namespace tlc;
 using namespace tlc::sema;
 
@@ -69,10 +73,59 @@ Type Sema::Impl::checkUnary(UnaryExpr *e) {
     return setType(e, Type::invalid());
   }
   std::optional<ConstValue> folded;
-  if (c)
-    folded = c->kind == ConstValue::Int ? ConstValue::ofInt(-c->i)
-                                        : ConstValue::ofFloat(-c->f);
+  if (c) // integers wrap like the generated code: -INT64_MIN is INT64_MIN
+    folded = c->kind == ConstValue::Int
+                 ? ConstValue::ofInt(int64_t(0 - uint64_t(c->i)))
+                 : ConstValue::ofFloat(-c->f);
   return setType(e, t, folded);
+}
+
+/// An integer converted to the integer dtype `to`: its low bits, as the
+/// generated code's truncation keeps them (i8(300) is 44, u8(-1) is 255).
+static int64_t truncateInt(int64_t v, DType to) {
+  switch (to) {
+  case DType::I32:
+    return int32_t(uint32_t(uint64_t(v)));
+  case DType::I16:
+    return int16_t(uint16_t(uint64_t(v)));
+  case DType::I8:
+    return int8_t(uint8_t(uint64_t(v)));
+  case DType::U8:
+    return uint8_t(uint64_t(v));
+  default:
+    return v;
+  }
+}
+
+/// A float converted to the integer dtype `to`, toward zero. Out of range
+/// the language leaves the result undefined; the compiler itself must not
+/// be: it saturates (NaN gives 0).
+static int64_t saturateToInt(double v, DType to) {
+  if (std::isnan(v))
+    return 0;
+  double lo, hi;
+  switch (to) {
+  case DType::I32:
+    lo = -2147483648.0, hi = 2147483647.0;
+    break;
+  case DType::I16:
+    lo = -32768.0, hi = 32767.0;
+    break;
+  case DType::I8:
+    lo = -128.0, hi = 127.0;
+    break;
+  case DType::U8:
+    lo = 0.0, hi = 255.0;
+    break;
+  default:
+    // 2^63 is not an int64; the largest double below it is.
+    if (v >= 9223372036854775808.0)
+      return std::numeric_limits<int64_t>::max();
+    if (v <= -9223372036854775808.0)
+      return std::numeric_limits<int64_t>::min();
+    return int64_t(v);
+  }
+  return int64_t(std::min(std::max(v, lo), hi));
 }
 
 std::optional<ConstValue> Sema::Impl::foldBinary(BinaryOp op,
@@ -352,8 +405,9 @@ Type Sema::Impl::checkCast(CallExpr *e, DType to) {
     else if (isFloat(to))
       folded = ConstValue::ofFloat(c->asDouble());
     else
-      folded = ConstValue::ofInt(
-          c->kind == ConstValue::Int ? c->i : (int64_t)c->asDouble());
+      folded = ConstValue::ofInt(c->kind == ConstValue::Int
+                                     ? truncateInt(c->i, to)
+                                     : saturateToInt(c->asDouble(), to));
   }
   return setType(e, Type::scalar(to), folded);
 }
@@ -376,8 +430,8 @@ Type Sema::Impl::checkCdiv(CallExpr *e) {
     diags.error(e->args[1]->range, "'cdiv' by a non-positive constant");
     return setType(e, Type::invalid());
   }
-  if (ca && cb)
-    folded = ConstValue::ofInt((ca->i + cb->i - 1) / cb->i);
+  if (ca && cb) // exact ceiling (b > 0), without overflow
+    folded = ConstValue::ofInt(ca->i / cb->i + (ca->i % cb->i > 0 ? 1 : 0));
   return setType(e, t, folded);
 }
 
@@ -431,8 +485,8 @@ Type Sema::Impl::checkUnaryMath(CallExpr *e) {
   }
   std::optional<ConstValue> folded;
   if (auto &c = e->args[0]->constValue) {
-    if (isIntegerLike(t))
-      folded = ConstValue::ofInt(c->i < 0 ? -c->i : c->i);
+    if (isIntegerLike(t)) // wraps: abs(INT64_MIN) is INT64_MIN, as math.absi
+      folded = ConstValue::ofInt(c->i < 0 ? int64_t(0 - uint64_t(c->i)) : c->i);
     else
       folded = ConstValue::ofFloat(foldUnaryMath(e->callee, c->asDouble()));
   }

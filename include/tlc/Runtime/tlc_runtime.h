@@ -135,8 +135,11 @@ struct LaunchOptions : tlc_launch_options {
   LaunchOptions(const tlc_launch_options &o) : tlc_launch_options(o) {}
 };
 
-/// Ceiling division for b > 0.
-inline int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+/// Ceiling division for b > 0, exact for every a (no overflow near
+/// INT64_MAX).
+inline int64_t cdiv(int64_t a, int64_t b) {
+  return a / b + (a % b > 0 ? 1 : 0);
+}
 
 namespace runtime {
 
@@ -359,6 +362,25 @@ inline Status checkTensor(const char *kernel, const char *name,
   if (!t.data && !empty)
     return invalidArgument(at + ".data is NULL");
   int64_t size = elementSize(dtype);
+  // The bytes the tensor spans, sum (shape - 1) * |stride| + 1 elements,
+  // must be representable: beyond that the kernel's addresses wrap.
+  if (!empty) {
+    int64_t last = 0, term = 0, bytes = 0;
+    bool overflow = false;
+    for (int32_t d = 0; d < rank && !overflow; ++d) {
+      int64_t stride = t.strides[d];
+      if (stride == std::numeric_limits<int64_t>::min())
+        overflow = true;
+      else
+        overflow = __builtin_mul_overflow(
+                       t.shape[d] - 1, stride < 0 ? -stride : stride, &term) ||
+                   __builtin_add_overflow(last, term, &last);
+    }
+    if (overflow || __builtin_add_overflow(last, int64_t(1), &last) ||
+        __builtin_mul_overflow(last, size, &bytes))
+      return invalidArgument(at + " is too large: its shape and strides span "
+                                  "more than 2^63 bytes");
+  }
   if (reinterpret_cast<uintptr_t>(t.data) % static_cast<uintptr_t>(size))
     return Status{TLC_ERR_ALIGNMENT, at + ".data is not aligned to " +
                                          std::to_string(size) + " bytes (" +
