@@ -384,6 +384,17 @@ bool Sema::Impl::check(Program &program) {
       diags.error(k->nameRange, "redefinition of kernel '" + k->name + "'");
       continue;
     }
+    // The launch stub is NAME.h / NAME.cpp: the name must fit a file name
+    // (255 bytes on Linux) with its suffix and the tlc_ prefix of entries.
+    constexpr size_t kMaxKernelName = 200;
+    if (k->name.size() > kMaxKernelName) {
+      diags.error(k->nameRange,
+                  "kernel name is " + std::to_string(k->name.size()) +
+                      " characters long; at most " +
+                      std::to_string(kMaxKernelName) +
+                      " (its launch stub is NAME.h and NAME.cpp)");
+      continue;
+    }
     checkKernel(k);
     if (diags.tooManyErrors())
       break;

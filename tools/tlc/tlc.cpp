@@ -216,6 +216,15 @@ bool writeWith(const std::string &path,
     return false;
   }
   print(os);
+  // A failed write (a full disk) is reported, not left to LLVM's fatal
+  // error when the stream closes.
+  os.flush();
+  if (os.has_error()) {
+    llvm::errs() << "tlc: error: cannot write '" << path
+                 << "': " << os.error().message() << "\n";
+    os.clear_error();
+    return false;
+  }
   return true;
 }
 
@@ -569,6 +578,13 @@ int compile(const Options &opts) {
       return 1;
     }
   }
+  if (emit.empty() && !out.file.empty()) {
+    llvm::errs() << "tlc: error: -o " << out.file
+                 << " names one file, but the default output is several (the "
+                    "compiled kernels and a stub per kernel); give -o a "
+                    "directory (ending in '/') or pick one form with -emit=\n";
+    return 1;
+  }
   auto writeStubs = [&](const CompiledModule &compiled) -> bool {
     llvm::sys::fs::create_directories(out.dir);
     for (const KernelSignature &k : signatures) {
@@ -624,6 +640,13 @@ int compile(const Options &opts) {
         return 1;
       }
       file.os() << compiled.bytes;
+      file.os().flush();
+      if (file.os().has_error()) { // not kept: no partial file stays
+        llvm::errs() << "tlc: error: cannot write '" << path
+                     << "': " << file.os().error().message() << "\n";
+        file.os().clear_error();
+        return 1;
+      }
       file.keep();
     }
     if (embed && !writeStubs(compiled))
@@ -667,7 +690,8 @@ int main(int argc, char **argv) {
   app.add_option("-O", opts.optLevel, "LLVM optimization level (0-3)")
       ->check(CLI::Range(0, 3))
       ->capture_default_str();
-  app.add_option("--max-errors", opts.maxErrors, "Stop after this many errors")
+  app.add_option("--max-errors", opts.maxErrors,
+                 "Stop after this many errors (0: no limit)")
       ->capture_default_str();
   app.add_flag("--mlir-print-ir-after-all", opts.printIRAfterAll,
                "Print the IR after every MLIR pass (to stderr)");

@@ -12,6 +12,8 @@
 #include "llvm/Support/SMLoc.h"
 #include "llvm/Support/SourceMgr.h"
 
+#include <limits>
+
 namespace tlc {
 
 class DiagnosticEngine {
@@ -29,7 +31,10 @@ public:
   unsigned errorCount() const { return numErrors; }
   bool hasErrors() const { return numErrors != 0; }
   /// After this many errors further ones are dropped (and a note says so).
-  void setErrorLimit(unsigned limit) { errorLimit = limit; }
+  /// Errors printed before the rest are dropped; 0 means no limit.
+  void setErrorLimit(unsigned limit) {
+    errorLimit = limit ? limit : std::numeric_limits<unsigned>::max();
+  }
   bool tooManyErrors() const { return numErrors >= errorLimit; }
 
   llvm::SourceMgr &getSourceMgr() { return srcMgr; }
