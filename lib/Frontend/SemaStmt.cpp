@@ -164,8 +164,18 @@ void Sema::Impl::checkFor(ForStmt *s) {
       continue;
     }
     auto v = constInt(kw.value.get(), "'" + kw.name + "'");
+    // Unrolling copies the body: a bound keeps the compile time and the
+    // code size finite (pipelines are capped at 8 stages by the GPU
+    // lowering; their buffers already bound them).
+    constexpr int64_t kMaxUnroll = 256;
     if (v && *v < 1) {
       diags.error(kw.value->range, "'" + kw.name + "' must be at least 1");
+      ok = false;
+    } else if (v && kw.name == "unroll" && *v > kMaxUnroll) {
+      diags.error(kw.value->range, "'unroll' is " + std::to_string(*v) +
+                                       "; at most " +
+                                       std::to_string(kMaxUnroll) +
+                                       " (the body is copied that many times)");
       ok = false;
     }
   }
