@@ -205,26 +205,42 @@ private:
   }
 };
 
+/// The files written so far: kept only when the whole compile succeeds, so
+/// a failure leaves no partial output behind (ToolOutputFile removes a file
+/// it was not told to keep).
+std::vector<std::unique_ptr<llvm::ToolOutputFile>> &pendingOutputs() {
+  static std::vector<std::unique_ptr<llvm::ToolOutputFile>> outputs;
+  return outputs;
+}
+
+void keepOutputs() {
+  for (auto &file : pendingOutputs())
+    file->keep();
+  pendingOutputs().clear();
+}
+
 /// Opens `path` ("-" is stdout) and lets `print` write it; reports errors.
 bool writeWith(const std::string &path,
                const std::function<void(llvm::raw_ostream &)> &print) {
   std::error_code ec;
-  llvm::raw_fd_ostream os(path, ec);
+  auto file =
+      std::make_unique<llvm::ToolOutputFile>(path, ec, llvm::sys::fs::OF_None);
   if (ec) {
     llvm::errs() << "tlc: error: cannot write '" << path
                  << "': " << ec.message() << "\n";
     return false;
   }
-  print(os);
+  print(file->os());
   // A failed write (a full disk) is reported, not left to LLVM's fatal
   // error when the stream closes.
-  os.flush();
-  if (os.has_error()) {
+  file->os().flush();
+  if (file->os().has_error()) {
     llvm::errs() << "tlc: error: cannot write '" << path
-                 << "': " << os.error().message() << "\n";
-    os.clear_error();
+                 << "': " << file->os().error().message() << "\n";
+    file->os().clear_error();
     return false;
   }
+  pendingOutputs().push_back(std::move(file));
   return true;
 }
 
@@ -632,22 +648,8 @@ int compile(const Options &opts) {
                    : joinPath(out.dir, stem + ext);
       if (path != "-")
         llvm::sys::fs::create_directories(llvm::sys::path::parent_path(path));
-      std::error_code ec;
-      llvm::ToolOutputFile file(path, ec, llvm::sys::fs::OF_None);
-      if (ec) {
-        llvm::errs() << "tlc: error: cannot write '" << path
-                     << "': " << ec.message() << "\n";
+      if (!writeFile(path, compiled.bytes))
         return 1;
-      }
-      file.os() << compiled.bytes;
-      file.os().flush();
-      if (file.os().has_error()) { // not kept: no partial file stays
-        llvm::errs() << "tlc: error: cannot write '" << path
-                     << "': " << file.os().error().message() << "\n";
-        file.os().clear_error();
-        return 1;
-      }
-      file.keep();
     }
     if (embed && !writeStubs(compiled))
       return 1;
@@ -740,5 +742,9 @@ int main(int argc, char **argv) {
   tile::registerTilePasses();
   registerConversionPasses();
   registerGPUTargets();
-  return compile(opts);
+  int status = compile(opts);
+  if (status == 0)
+    keepOutputs();
+  pendingOutputs().clear(); // removes what a failed compile wrote
+  return status;
 }
