@@ -67,13 +67,8 @@ public:
   TargetConstants languageConstants() const override {
     TargetConstants c{ldsBytes(), waveSize()};
     for (const std::string &chip : bundleArchs) {
-      ROCmTarget one;
-      if (llvm::Error err = one.setOneArch(chip)) {
-        llvm::consumeError(std::move(err));
-        continue;
-      }
-      c.sharedBytes = std::min(c.sharedBytes, one.ldsBytes());
-      c.warpSize = std::min(c.warpSize, one.waveSize());
+      c.sharedBytes = std::min(c.sharedBytes, ldsBytesOf(chip));
+      c.warpSize = std::min(c.warpSize, waveSizeOf(chip));
     }
     return c;
   }
@@ -161,16 +156,22 @@ private:
       if (!info || !info->isCPUStringValid(archName))
         return badArch(archName);
     }
-    // gfxMmS: the last two characters are minor and stepping (hex).
-    unsigned majorVersion = 0;
-    if (digits.drop_back(2).getAsInteger(10, majorVersion) || majorVersion < 9)
+    if (majorOf(archName) < 9)
       return badArch(archName);
     return llvm::Error::success();
   }
 
+  /// gfxMmS: the digits before the last two (minor and stepping, hex); 0
+  /// when they are not a number.
+  static unsigned majorOf(llvm::StringRef chip) {
+    unsigned major = 0;
+    if (chip.drop_front(3).drop_back(2).getAsInteger(10, major))
+      return 0;
+    return major;
+  }
+
   llvm::Error setOneArch(llvm::StringRef archName) {
     arch = archName.str();
-    llvm::StringRef(arch).drop_front(3).drop_back(2).getAsInteger(10, major);
     return createMachine(kTriple, arch, "");
   }
 
@@ -265,12 +266,17 @@ private:
   /// The chips of -arch, the first one also in `arch`.
   std::vector<std::string> bundleArchs;
   std::string arch;
-  unsigned major = 0;
 
   /// gfx9 (GCN/CDNA) runs waves of 64; RDNA (gfx10 and newer) of 32.
-  int64_t waveSize() const { return major == 9 ? 64 : 32; }
+  static int64_t waveSizeOf(llvm::StringRef chip) {
+    return majorOf(chip) == 9 ? 64 : 32;
+  }
   /// LDS per workgroup: 160 KiB on gfx950, 64 KiB elsewhere.
-  int64_t ldsBytes() const { return arch == "gfx950" ? 160 * 1024 : 65536; }
+  static int64_t ldsBytesOf(llvm::StringRef chip) {
+    return chip == "gfx950" ? 160 * 1024 : 65536;
+  }
+  int64_t waveSize() const { return waveSizeOf(arch); }
+  int64_t ldsBytes() const { return ldsBytesOf(arch); }
   /// v_mfma_f32_16x16x16 for f16 and bf16 (the bf16 form from gfx90a on).
   bool hasMfma() const {
     return arch == "gfx90a" || arch == "gfx940" || arch == "gfx941" ||
@@ -291,12 +297,10 @@ private:
     {
       // gfxMmS: major * 1000 + minor * 100 + stepping (hex digits).
       llvm::StringRef digits = llvm::StringRef(arch).drop_front(3);
-      llvm::StringRef majorText = digits.drop_back(2);
-      unsigned minor = 0, stepping = 0, majorValue = 0;
-      majorText.getAsInteger(10, majorValue);
+      unsigned minor = 0, stepping = 0;
       digits.take_back(2).take_front(1).getAsInteger(16, minor);
       digits.take_back(1).getAsInteger(16, stepping);
-      version = majorValue * 1000 + minor * 100 + stepping;
+      version = majorOf(arch) * 1000 + minor * 100 + stepping;
     }
     std::pair<const char *, unsigned> controls[] = {
         {"__oclc_finite_only_opt", 0},

@@ -52,8 +52,7 @@ public:
     int64_t mt = m / wm / 16, nt = n / wn / 16;
     // Thread id = wave * 64 + lane, wave = wmi * wn + wni.
     auto add = [&](int64_t dim, int64_t extent, int64_t threadStride) {
-      if (extent > 1)
-        l.factors.push_back({dim, extent, threadStride, threadStride ? 0 : 1});
+      l.addFactor(dim, extent, threadStride);
     };
     add(0, wm, 64 * wn);
     add(0, mt, 0);

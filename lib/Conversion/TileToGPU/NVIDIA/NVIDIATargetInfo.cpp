@@ -50,8 +50,7 @@ public:
     int64_t mt = m / wm / 16, nt = n / wn / 8;
     // Thread id = warp * 32 + lane, warp = wmi * wn + wni, lane = g * 4 + q.
     auto add = [&](int64_t dim, int64_t extent, int64_t threadStride) {
-      if (extent > 1)
-        l.factors.push_back({dim, extent, threadStride, threadStride ? 0 : 1});
+      l.addFactor(dim, extent, threadStride);
     };
     add(0, wm, 32 * wn);
     add(0, mt, 0);

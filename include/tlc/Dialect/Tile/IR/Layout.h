@@ -81,6 +81,14 @@ public:
   /// The slot of project(kept) holding the element of this layout's `slot`.
   int64_t projectedSlot(llvm::ArrayRef<int64_t> kept, int64_t slot) const;
 
+  /// Appends a factor of `extent` (nothing when it is 1) over dimension
+  /// `dim`: a thread factor when `threadStride` > 0, else a slot factor
+  /// (its slot stride is set by canonicalize()).
+  void addFactor(int64_t dim, int64_t extent, int64_t threadStride) {
+    if (extent > 1)
+      factors.push_back({dim, extent, threadStride, threadStride ? 0 : 1});
+  }
+
   /// Slot strides in canonical order (the last slot factor is the fastest),
   /// so equal layouts compare equal.
   void canonicalize();
