@@ -79,6 +79,19 @@ public:
   int64_t scratchBytes = 0;
   mlir::Value sharedBase;
 
+  /// Shared views of swizzled tiles (whole storage, stages included) and
+  /// their swizzle in bytes (tile.swizzle).
+  llvm::DenseMap<mlir::Value, int64_t> swizzles;
+
+  /// The swizzle of the shared tile `memref` is (a view of), 0 if none.
+  int64_t swizzleOf(mlir::Value memref) const;
+  /// Where element `index` of shared tile `memref` is stored: `index`
+  /// itself, or its swizzled position (same shape) for a swizzled tile.
+  llvm::SmallVector<mlir::Value> sharedPosition(mlir::OpBuilder &b,
+                                                mlir::Location loc,
+                                                mlir::Value memref,
+                                                mlir::ValueRange index) const;
+
   const RegisterFragment *fragment(mlir::Value v) const {
     auto it = fragments.find(v);
     return it == fragments.end() ? nullptr : &it->second;

@@ -157,6 +157,47 @@ Value KernelLowering::scratch(OpBuilder &b, Location loc, Type elementType,
                                 indexConst(b, loc, offset), ValueRange{});
 }
 
+int64_t KernelLowering::swizzleOf(Value memref) const {
+  while (auto subview = memref.getDefiningOp<memref::SubViewOp>())
+    memref = subview.getSource();
+  return swizzles.lookup(memref);
+}
+
+SmallVector<Value> KernelLowering::sharedPosition(OpBuilder &b, Location loc,
+                                                  Value memref,
+                                                  ValueRange index) const {
+  int64_t swizzle = swizzleOf(memref);
+  if (!swizzle)
+    return SmallVector<Value>(index.begin(), index.end());
+  // Rows of `swizzle` bytes: column c of row r is in atom c / W (the atoms
+  // stacked along the rows), its 16-byte chunk XORed with bits 7.. of the
+  // row's byte address (the hardware's pattern; see tile.swizzle).
+  auto shape = memrefType(memref).getShape();
+  int64_t rows = shape[0], cols = shape[1];
+  int64_t elemBytes = memrefType(memref).getElementTypeBitWidth() / 8;
+  int64_t width = swizzle / elemBytes, chunk = 16 / elemBytes;
+  auto c = [&](int64_t v) { return indexConst(b, loc, v); };
+  Value row = index[0], col = index[1];
+  if (cols != width)
+    row = arith::AddIOp::create(
+        b, loc, row,
+        arith::MulIOp::create(
+            b, loc, arith::DivUIOp::create(b, loc, col, c(width)), c(rows)));
+  Value inAtom =
+      cols != width ? arith::RemUIOp::create(b, loc, col, c(width)) : col;
+  Value pattern = arith::RemUIOp::create(
+      b, loc, arith::DivUIOp::create(b, loc, row, c(128 / swizzle)),
+      c(swizzle / 16));
+  Value physCol = arith::XOrIOp::create(
+      b, loc, inAtom, arith::MulIOp::create(b, loc, pattern, c(chunk)));
+  if (cols == width)
+    return {row, physCol};
+  Value linear = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, row, c(width)), physCol);
+  return {arith::DivUIOp::create(b, loc, linear, c(cols)),
+          arith::RemUIOp::create(b, loc, linear, c(cols))};
+}
+
 Value gpu_lowering::loadElement(OpBuilder &b, Location loc,
                                 const KernelLowering &k, Value v,
                                 ValueRange index, int64_t slot) {
@@ -164,7 +205,7 @@ Value gpu_lowering::loadElement(OpBuilder &b, Location loc,
     assert(slot >= 0 && "register fragment read outside its layout");
     return memref::LoadOp::create(b, loc, f->slots, indexConst(b, loc, slot));
   }
-  return memref::LoadOp::create(b, loc, v, index);
+  return memref::LoadOp::create(b, loc, v, k.sharedPosition(b, loc, v, index));
 }
 
 void gpu_lowering::storeElement(OpBuilder &b, Location loc,
@@ -175,7 +216,7 @@ void gpu_lowering::storeElement(OpBuilder &b, Location loc,
     memref::StoreOp::create(b, loc, value, f->slots, indexConst(b, loc, slot));
     return;
   }
-  memref::StoreOp::create(b, loc, value, v, index);
+  memref::StoreOp::create(b, loc, value, v, k.sharedPosition(b, loc, v, index));
 }
 
 /// The position in `memref` of element `index` of a window at `origin` (the
@@ -235,6 +276,12 @@ void KernelLowering::lowerCopy(tile::CopyOp op) {
   OpBuilder b(op);
   Location loc = op.getLoc();
   Value src = op.getSource(), dst = op.getDest();
+  if (swizzleOf(dst) && !op->hasAttr(tile::attr::kAsync)) {
+    // After everything the copy becomes (it is emitted before `op`).
+    OpBuilder after(op->getContext());
+    after.setInsertionPointAfter(op);
+    target.fenceSharedForMma(after, loc);
+  }
   const RegisterFragment *srcFrag = fragment(src), *dstFrag = fragment(dst);
   Distribution dist;
   if (srcFrag) {
@@ -373,7 +420,8 @@ void KernelLowering::emitVectorCopy(OpBuilder &b, tile::CopyOp op,
     v = tile::castElements(b, loc, v, dstElem, op.getSourceUnsigned(),
                            op.getDestUnsigned());
     vector::StoreOp::create(
-        b, loc, v, dst, index, /*nontemporal=*/false,
+        b, loc, v, dst, sharedPosition(b, loc, dst, index),
+        /*nontemporal=*/false,
         llvm::MaybeAlign(std::min<int64_t>(16, width * dstBytes)));
     // Ragged or unaligned chunks: element by element.
     b.setInsertionPoint(ifOp.elseBlock()->getTerminator());
@@ -385,7 +433,7 @@ void KernelLowering::emitVectorCopy(OpBuilder &b, tile::CopyOp op,
       Value x =
           tile::castElements(b, loc, loadOrZero(b, loc, src, p, ok), dstElem,
                              op.getSourceUnsigned(), op.getDestUnsigned());
-      memref::StoreOp::create(b, loc, x, dst, at);
+      memref::StoreOp::create(b, loc, x, dst, sharedPosition(b, loc, dst, at));
     }
   });
 }
@@ -427,7 +475,8 @@ void KernelLowering::lowerAsyncCopy(tile::CopyOp op) {
       count = arith::SelectOp::create(b, loc, valid, count, zero);
       for (Value &p : pos)
         p = arith::SelectOp::create(b, loc, valid, p, zero);
-      target.asyncCopy(b, loc, dst, index, src, pos, width, count);
+      target.asyncCopy(b, loc, dst, sharedPosition(b, loc, dst, index), src,
+                       pos, width, count);
     });
     b.setInsertionPoint(ifOp.elseBlock()->getTerminator());
     // Not aligned: every chunk element by element.
@@ -756,14 +805,16 @@ void KernelLowering::lowerGemm(tile::GemmOp op) {
   bool isFloat = llvm::isa<FloatType>(acc);
   int64_t K = op.getTransposeA() ? memrefType(A).getShape()[0]
                                  : memrefType(A).getShape()[1];
+  auto load = [&](OpBuilder &b, Value tile, Value i, Value j) -> Value {
+    return memref::LoadOp::create(b, loc, tile,
+                                  sharedPosition(b, loc, tile, {i, j}));
+  };
   auto loadA = [&](OpBuilder &b, Value i, Value k) {
-    Value v = op.getTransposeA() ? memref::LoadOp::create(b, loc, A, {k, i})
-                                 : memref::LoadOp::create(b, loc, A, {i, k});
+    Value v = op.getTransposeA() ? load(b, A, k, i) : load(b, A, i, k);
     return tile::castElements(b, loc, v, acc);
   };
   auto loadB = [&](OpBuilder &b, Value k, Value j) {
-    Value v = op.getTransposeB() ? memref::LoadOp::create(b, loc, B, {j, k})
-                                 : memref::LoadOp::create(b, loc, B, {k, j});
+    Value v = op.getTransposeB() ? load(b, B, j, k) : load(b, B, k, j);
     return tile::castElements(b, loc, v, acc);
   };
   auto fma = [&](OpBuilder &b, Value a, Value x, Value sum) -> Value {

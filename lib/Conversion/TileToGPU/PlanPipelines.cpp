@@ -32,8 +32,10 @@ struct TilePlanPipelines
     if (!target || !target.getAsyncCopy())
       return; // pipelined loops stay plain loops
     getOperation().walk([&](gpu::GPUFuncOp func) {
-      if (func->hasAttr(tile::attr::kThreads))
-        plan(func, target.getMaxSharedBytes());
+      if (!func->hasAttr(tile::attr::kThreads))
+        return;
+      swizzleMmaOperands(func, target);
+      plan(func, target.getMaxSharedBytes());
     });
   }
 
@@ -50,9 +52,14 @@ struct TilePlanPipelines
     // The bytes of one buffer of each producer tile of `p`.
     auto bufferBytes = [](const PipelinedLoop &p) {
       int64_t bytes = 0;
-      for (tile::CopyOp copy : p.producers)
-        bytes += sharedTileBytes(
-            llvm::cast<MemRefType>(copy.getDest().getType()), 0);
+      for (tile::CopyOp copy : p.producers) {
+        auto swizzle =
+            copy.getDest().getDefiningOp()->getAttrOfType<IntegerAttr>(
+                tile::attr::kSwizzle);
+        bytes +=
+            sharedTileBytes(llvm::cast<MemRefType>(copy.getDest().getType()), 0,
+                            swizzle ? swizzle.getInt() : 0);
+      }
       return bytes;
     };
     // Fewer stages (at least 2), then no pipelining, while the buffers do

@@ -29,6 +29,7 @@ struct TilePlanSharedMemory
     getOperation().walk([&](gpu::GPUFuncOp func) {
       if (!func->hasAttr(tile::attr::kThreads))
         return;
+      swizzleMmaOperands(func, tile::getTarget(getOperation()));
       // Multi-buffered tiles: the stages of the pipeline that fills them.
       llvm::DenseMap<Value, int64_t> stagesOf;
       for (const PipelinedLoop &p : plannedPipelines(func))

@@ -1,6 +1,8 @@
 //===- SharedMemory.cpp - Placing shared tiles in shared memory -----------===//
 #include "SharedMemory.h"
 
+#include "tlc/Dialect/Tile/IR/AttrNames.h"
+#include "tlc/Dialect/Tile/IR/Layout.h"
 #include "tlc/Dialect/Tile/IR/TileOps.h"
 
 #include "llvm/Support/MathExtras.h"
@@ -24,9 +26,36 @@ gpu_lowering::sharedTileShape(MemRefType type, int64_t stages, bool padded) {
   return shape;
 }
 
-int64_t gpu_lowering::sharedTileBytes(MemRefType type, int64_t stages) {
-  return ShapedType::getNumElements(sharedTileShape(type, stages, true)) *
+int64_t gpu_lowering::sharedTileBytes(MemRefType type, int64_t stages,
+                                      int64_t swizzle) {
+  return ShapedType::getNumElements(sharedTileShape(type, stages, !swizzle)) *
          elementBytes(type.getElementType());
+}
+
+void gpu_lowering::swizzleMmaOperands(Operation *func,
+                                      tile::TargetAttr target) {
+  if (!target)
+    return;
+  auto kinds = tile::lookupMmaKinds(target.getMma());
+  if (!kinds)
+    return;
+  func->walk([&](tile::GemmOp gemm) {
+    std::optional<tile::FragmentLayout> layout = tile::getLayout(gemm.getC());
+    if (!layout)
+      return;
+    auto shape = gemm.getC().getType().getShape();
+    for (const tile::MmaKind *kind : *kinds) {
+      if (!tile::matchMmaAccumulator(*kind, *layout, shape[0], shape[1]))
+        continue;
+      for (Value operand : {gemm.getA(), gemm.getB()})
+        if (int64_t swizzle = kind->operandSwizzle(gemm, operand))
+          operand.getDefiningOp()->setAttr(
+              tile::attr::kSwizzle,
+              IntegerAttr::get(IntegerType::get(func->getContext(), 64),
+                               swizzle));
+      return;
+    }
+  });
 }
 
 SharedPlan
@@ -38,15 +67,20 @@ gpu_lowering::planSharedMemory(Block &entry,
     position[&op] = index++;
   struct Tile {
     Value value;
-    int64_t bytes, first, last, offset = 0;
+    int64_t bytes, alignment, first, last, offset = 0;
   };
   SmallVector<Tile> tiles;
+  SharedPlan plan;
   entry.getParentOp()->walk([&](tile::AllocOp alloc) {
     if (tile::getScope(alloc.getType()) != tile::MemScope::shared)
       return;
+    auto swizzle = alloc->getAttrOfType<IntegerAttr>(tile::attr::kSwizzle);
+    int64_t swizzleBytes = swizzle ? swizzle.getInt() : 0;
+    plan.hasSwizzled |= swizzleBytes != 0;
     Tile t{alloc.getResult(),
-           sharedTileBytes(alloc.getType(), stagesOf.lookup(alloc.getResult())),
-           index, -1};
+           sharedTileBytes(alloc.getType(), stagesOf.lookup(alloc.getResult()),
+                           swizzleBytes),
+           swizzleBytes ? kSwizzleAlignment : 128, index, -1};
     for (Operation *user : alloc.getResult().getUsers()) {
       Operation *top = entry.findAncestorOpInBlock(*user);
       int64_t at = top ? position.lookup(top) : 0;
@@ -57,7 +91,6 @@ gpu_lowering::planSharedMemory(Block &entry,
   });
   llvm::stable_sort(
       tiles, [](const Tile &a, const Tile &b) { return a.bytes > b.bytes; });
-  SharedPlan plan;
   for (size_t i = 0; i < tiles.size(); ++i) {
     Tile &t = tiles[i];
     // Placed tiles that are live at the same time, by offset.
@@ -72,10 +105,12 @@ gpu_lowering::planSharedMemory(Block &entry,
     for (const Tile *other : live)
       if (offset + t.bytes > other->offset &&
           offset < other->offset + other->bytes)
-        offset = llvm::alignTo(other->offset + other->bytes, 128);
+        offset = llvm::alignTo(other->offset + other->bytes, t.alignment);
     t.offset = offset;
     plan.offsets[t.value] = offset;
     plan.bytes = std::max(plan.bytes, offset + t.bytes);
   }
+  if (plan.hasSwizzled)
+    plan.bytes += kSwizzleAlignment;
   return plan;
 }

@@ -8,6 +8,8 @@
 #ifndef TLC_CONVERSION_TILETOGPU_SHAREDMEMORY_H
 #define TLC_CONVERSION_TILETOGPU_SHAREDMEMORY_H
 
+#include "tlc/Dialect/Tile/IR/TileDialect.h"
+
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Value.h"
 #include "llvm/ADT/DenseMap.h"
@@ -21,13 +23,25 @@ namespace tlc::gpu_lowering {
 /// different banks.
 llvm::SmallVector<int64_t> sharedTileShape(mlir::MemRefType type,
                                            int64_t stages, bool padded);
-/// Bytes of the padded storage of a shared tile with `stages` buffers.
-int64_t sharedTileBytes(mlir::MemRefType type, int64_t stages);
+/// Bytes of the storage of a shared tile with `stages` buffers: padded, or
+/// dense when it is swizzled (`swizzle` bytes, not 0).
+int64_t sharedTileBytes(mlir::MemRefType type, int64_t stages, int64_t swizzle);
+/// Swizzled tiles start at multiples of this many bytes (the repeat of the
+/// widest swizzle pattern: 8 rows of 128 bytes), so that the pattern the
+/// lowering writes is the one the hardware reads by address.
+constexpr int64_t kSwizzleAlignment = 1024;
+
+/// Sets tile.swizzle on the shared operand tiles of the gemms in `func` whose
+/// MMA kind (the first of `target`'s kinds that the accumulator layout
+/// matches) reads them swizzled. Idempotent; tile-plan-pipelines and
+/// tile-plan-shared-memory both run it, so their footprints agree.
+void swizzleMmaOperands(mlir::Operation *func, tile::TargetAttr target);
 
 /// Where each shared tile lives in the block's shared memory.
 struct SharedPlan {
   llvm::DenseMap<mlir::Value, int64_t> offsets;
   int64_t bytes = 0;
+  bool hasSwizzled = false;
 };
 
 /// Places the shared tiles (tile.alloc in the shared scope) of the kernel
@@ -36,8 +50,10 @@ struct SharedPlan {
 /// from the first to the last op of `entry` that uses it (a loop is one op,
 /// so everything a loop touches is live through the whole loop). The
 /// largest tiles are placed first, each at the lowest 128-byte aligned
-/// offset that no live-overlapping tile occupies. The barrier after a
-/// tile's last use orders it before the next tile's writes.
+/// offset that no live-overlapping tile occupies (1024-byte aligned for
+/// swizzled tiles, and then the plan leaves kSwizzleAlignment bytes of
+/// slack for aligning the base at run time). The barrier after a tile's
+/// last use orders it before the next tile's writes.
 SharedPlan
 planSharedMemory(mlir::Block &entry,
                  const llvm::DenseMap<mlir::Value, int64_t> &stagesOf);

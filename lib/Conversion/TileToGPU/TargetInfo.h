@@ -52,6 +52,13 @@ public:
   virtual void asyncWait(mlir::OpBuilder &b, mlir::Location loc,
                          int64_t pending) const;
 
+  /// Orders this thread's earlier writes to shared memory before reads of
+  /// swizzled operand tiles by the matrix instructions (which may read
+  /// through another memory proxy); the barrier that follows makes them
+  /// visible to the block. Default: nothing.
+  virtual void fenceSharedForMma(mlir::OpBuilder &b, mlir::Location loc) const {
+  }
+
   /// Lowers `op` on the target's matrix instructions when its accumulator
   /// has the layout of the target's MMA kind and the operands suit it;
   /// failure (nothing changed) otherwise, and the FMA path runs.

@@ -90,6 +90,23 @@ struct ConvertTileToGPU
     auto tileBytes = func->getAttrOfType<IntegerAttr>(tile::attr::kSharedBytes);
     k.sharedTileBytes = tileBytes ? tileBytes.getInt() : 0;
     llvm::DenseMap<Value, Value> buffers;
+    // Swizzled tiles need their pattern aligned to the shared window's
+    // addresses: bytes from the dynamic shared base to the next multiple of
+    // kSwizzleAlignment (the plan left that much slack).
+    Value shift;
+    auto alignedShift = [&]() {
+      if (shift)
+        return shift;
+      Value base =
+          memref::ExtractAlignedPointerAsIndexOp::create(b, loc, k.sharedBase);
+      Value mask =
+          arith::ConstantIndexOp::create(b, loc, kSwizzleAlignment - 1);
+      Value rest = arith::AndIOp::create(b, loc, base, mask);
+      Value up = arith::SubIOp::create(
+          b, loc, arith::ConstantIndexOp::create(b, loc, kSwizzleAlignment),
+          rest);
+      return shift = arith::AndIOp::create(b, loc, up, mask);
+    };
 
     // Storage for every tile, created at the top of the kernel.
     SmallVector<tile::AllocOp> allocs;
@@ -107,14 +124,21 @@ struct ConvertTileToGPU
         auto buffersAttr =
             alloc->getAttrOfType<IntegerAttr>(tile::attr::kBuffers);
         int64_t stages = buffersAttr ? buffersAttr.getInt() : 0;
+        auto swizzleAttr =
+            alloc->getAttrOfType<IntegerAttr>(tile::attr::kSwizzle);
+        int64_t swizzle = swizzleAttr ? swizzleAttr.getInt() : 0;
         SmallVector<int64_t> shape = sharedTileShape(type, stages, false);
-        SmallVector<int64_t> padded = sharedTileShape(type, stages, true);
+        SmallVector<int64_t> padded = sharedTileShape(type, stages, !swizzle);
         int64_t offset = offsetAttr.getInt();
         auto viewType = MemRefType::get(padded, type.getElementType(),
                                         MemRefLayoutAttrInterface(), workgroup);
-        Value view = memref::ViewOp::create(
-            b, aloc, viewType, k.sharedBase,
-            arith::ConstantIndexOp::create(b, aloc, offset), ValueRange{});
+        Value byteShift = arith::ConstantIndexOp::create(b, aloc, offset);
+        if (swizzle) // from the run-time aligned base
+          byteShift = arith::AddIOp::create(b, aloc, alignedShift(), byteShift);
+        Value view = memref::ViewOp::create(b, aloc, viewType, k.sharedBase,
+                                            byteShift, ValueRange{});
+        if (swizzle)
+          k.swizzles[view] = swizzle;
         if (padded != shape) {
           SmallVector<int64_t> offsets(shape.size(), 0),
               strides(shape.size(), 1);

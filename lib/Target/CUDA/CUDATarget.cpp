@@ -142,8 +142,11 @@ public:
         &ctx, name(), arch, /*warpSize=*/32, maxSharedBytes(),
         /*maxThreads=*/1024, /*maxRegisters=*/255, /*vectorBytes=*/16,
         /*asyncCopy=*/version >= 80, // cp.async is sm_80+
-        // bf16 mma.sync m16n8k16 needs sm_80
-        version >= 80 ? "mma_sync_m16n8k16" : "");
+        // bf16 mma.sync m16n8k16 needs sm_80; wgmma sm_90a (and mma.sync
+        // stays for the gemms wgmma cannot take)
+        arch == "sm_90a" ? "wgmma_m64nNk16,mma_sync_m16n8k16"
+        : version >= 80  ? "mma_sync_m16n8k16"
+                         : "");
   }
 
   std::vector<EmitStage> emitStages() const override {
@@ -161,6 +164,8 @@ public:
         "expand-strided-metadata,lower-affine,convert-nvgpu-to-nvvm,"
         "convert-gpu-to-nvvm{index-bitwidth=64 "
         "use-bare-ptr-memref-call-conv=true},convert-vector-to-llvm,"
+        // NVVM ops without an LLVM intrinsic (wgmma) become inline PTX
+        "convert-nvvm-to-llvm,"
         "canonicalize,cse),"
         "reconcile-unrealized-casts";
     if (mlir::failed(mlir::parsePassPipeline(upstream, pm, llvm::errs())))

@@ -2,12 +2,13 @@
 //
 // What convert-tile-to-gpu uses on NVIDIA GPUs (sm_75 and newer): the
 // m16n8k16 mma.sync MMA kind (f16/bf16 -> f32; its accumulator layout for
-// layout inference, ldmatrix + mma.sync for the gemm), cp.async for
-// pipelined copies (sm_80 and newer), and integer abs as a select (NVVM
-// lowers math.absi for only some widths).
+// layout inference, ldmatrix + mma.sync for the gemm), the wgmma kind of
+// sm_90a (Wgmma.cpp), cp.async for pipelined copies (sm_80 and newer), and
+// integer abs as a select (NVVM lowers math.absi for only some widths).
 //
 //===----------------------------------------------------------------------===//
 #include "../KernelLowering.h"
+#include "Wgmma.h"
 
 #include "tlc/Dialect/Tile/IR/Layout.h"
 
@@ -117,9 +118,10 @@ LogicalResult lowerMmaSync(KernelLowering &k, tile::GemmOp op,
   Type elem = memrefType(A).getElementType();
   // The accumulator layout says the warp grid; operands must suit it.
   auto grid = tile::matchMmaAccumulator(kind, cf->layout, M, N);
+  // (ldmatrix reads row-major tiles, not swizzled ones.)
   if (!grid || !(elem.isF16() || elem.isBF16()) ||
       memrefType(B).getElementType() != elem || K % 16 || !isWorkgroup(B) ||
-      !(isWorkgroup(A) || af))
+      !(isWorkgroup(A) || af) || k.swizzleOf(A) || k.swizzleOf(B))
     return failure();
   auto [wm, wn] = *grid;
   if (af && (wn != 1 || op.getTransposeA() ||
@@ -267,7 +269,17 @@ LogicalResult lowerMmaSync(KernelLowering &k, tile::GemmOp op,
 
 class NVIDIATargetInfo : public GPUTargetInfo {
 public:
-  using GPUTargetInfo::GPUTargetInfo;
+  explicit NVIDIATargetInfo(tile::TargetAttr target) : GPUTargetInfo(target) {
+    if (auto listed = tile::lookupMmaKinds(target.getMma()))
+      kinds = std::move(*listed);
+  }
+
+  llvm::SmallVector<const tile::MmaKind *> kinds;
+  bool hasWgmma() const {
+    return llvm::any_of(kinds, [](const tile::MmaKind *kind) {
+      return kind->name() == nvidia::kWgmmaKind;
+    });
+  }
 
   void asyncCopy(OpBuilder &b, Location loc, Value dst, ValueRange dstIndex,
                  Value src, ValueRange srcIndex, int64_t elements,
@@ -281,14 +293,31 @@ public:
   }
   void asyncWait(OpBuilder &b, Location loc, int64_t pending) const override {
     NVVM::CpAsyncWaitGroupOp::create(b, loc, pending);
+    // cp.async writes through the generic proxy; wgmma reads through the
+    // async one.
+    if (hasWgmma())
+      fenceSharedForMma(b, loc);
   }
 
+  void fenceSharedForMma(OpBuilder &b, Location loc) const override {
+    NVVM::FenceProxyOp::create(
+        b, loc, NVVM::ProxyKind::async_shared,
+        NVVM::SharedSpaceAttr::get(b.getContext(),
+                                   NVVM::SharedSpace::shared_cta));
+  }
+
+  /// The target's kinds in order; the first whose accumulator layout C has
+  /// and whose lowering takes the operands wins.
   LogicalResult lowerMmaGemm(KernelLowering &k,
                              tile::GemmOp op) const override {
-    const tile::MmaKind *kind = tile::lookupMmaKind(target.getMma());
-    if (!kind || kind->name() != kMmaSync)
-      return failure();
-    return lowerMmaSync(k, op, *kind);
+    for (const tile::MmaKind *kind : kinds) {
+      if (kind->name() == nvidia::kWgmmaKind &&
+          succeeded(nvidia::lowerWgmma(k, op, *kind)))
+        return success();
+      if (kind->name() == kMmaSync && succeeded(lowerMmaSync(k, op, *kind)))
+        return success();
+    }
+    return failure();
   }
 
   void legalize(gpu::GPUFuncOp func) const override {
@@ -314,6 +343,7 @@ public:
 
 void gpu_lowering::nvidia::registerTargetInfo() {
   tile::registerMmaKind(std::make_unique<MmaSyncKind>());
+  tile::registerMmaKind(nvidia::createWgmmaKind());
   registerGPUTargetInfo(
       "cuda",
       [](tile::TargetAttr target) -> std::unique_ptr<GPUTargetInfo> {

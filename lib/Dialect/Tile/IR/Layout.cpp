@@ -363,6 +363,26 @@ const MmaKind *tlc::tile::lookupMmaKind(llvm::StringRef name) {
   return it == mmaKinds().end() ? nullptr : it->second.get();
 }
 
+bool MmaKind::operandsSuit(GemmOp) const { return true; }
+int64_t MmaKind::operandSwizzle(GemmOp, Value) const { return 0; }
+
+std::optional<llvm::SmallVector<const MmaKind *>>
+tlc::tile::lookupMmaKinds(llvm::StringRef list, std::string *unknown) {
+  llvm::SmallVector<const MmaKind *> kinds;
+  llvm::SmallVector<llvm::StringRef> names;
+  list.split(names, ',', /*MaxSplit=*/-1, /*KeepEmpty=*/false);
+  for (llvm::StringRef name : names) {
+    const MmaKind *kind = lookupMmaKind(name.trim());
+    if (!kind) {
+      if (unknown)
+        *unknown = name.trim().str();
+      return std::nullopt;
+    }
+    kinds.push_back(kind);
+  }
+  return kinds;
+}
+
 std::optional<MmaPlan> tlc::tile::planMma(GemmOp op, int64_t threads,
                                           const MmaKind &kind,
                                           bool operandsInShared,
@@ -378,7 +398,9 @@ std::optional<MmaPlan> tlc::tile::planMma(GemmOp op, int64_t threads,
   // A may also be registers: a fragment in the layout the kind reads A
   // from (with all warps along M; the FlashAttention P operand).
   bool registerA = isFragment(op.getA());
-  if (registerA && op.getTransposeA())
+  if ((registerA && op.getTransposeA()) ||
+      ((registerA || rowWarps) && !kind.hasRegisterA()) ||
+      !kind.operandsSuit(op))
     return std::nullopt;
   for (MemRefType operand : {a, b}) {
     if (registerA && operand == a)
@@ -392,8 +414,8 @@ std::optional<MmaPlan> tlc::tile::planMma(GemmOp op, int64_t threads,
   int64_t tm = kind.tileM(), tn = kind.tileN(), warp = kind.warpSize();
   if (m % tm || n % tn || k % kind.tileK() || threads % warp)
     return std::nullopt;
-  // The warp grid with the smallest warp tile perimeter (operand reuse);
-  // ties go to more warps along M.
+  // The warp grid with the cheapest warp tiles (operand reuse); ties go to
+  // more warps along M.
   int64_t warps = threads / warp;
   std::optional<MmaPlan> best;
   int64_t bestCost = 0;
@@ -409,7 +431,7 @@ std::optional<MmaPlan> tlc::tile::planMma(GemmOp op, int64_t threads,
       if (!aLayout)
         continue;
     }
-    int64_t cost = m / wm + n / wn;
+    int64_t cost = kind.warpTileCost(m / wm, n / wn);
     if (!best || cost < bestCost) {
       best = MmaPlan{wm, wn, kind.accumulator(m, n, threads, wm, wn), aLayout};
       bestCost = cost;

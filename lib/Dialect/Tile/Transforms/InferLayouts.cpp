@@ -31,10 +31,10 @@ bool isLocalTile(Value v) {
 
 class LayoutInference {
 public:
-  LayoutInference(func::FuncOp kernel, int64_t threads, const MmaKind *mma,
-                  int64_t maxRegisters)
-      : kernel(kernel), threads(threads), mma(mma), maxRegisters(maxRegisters) {
-  }
+  LayoutInference(func::FuncOp kernel, int64_t threads,
+                  llvm::ArrayRef<const MmaKind *> mmas, int64_t maxRegisters)
+      : kernel(kernel), threads(threads), mmas(mmas),
+        maxRegisters(maxRegisters) {}
 
   void run() {
     while (true) {
@@ -70,7 +70,8 @@ public:
 private:
   func::FuncOp kernel;
   int64_t threads;
-  const MmaKind *mma; ///< null: gemms run on FMAs
+  /// In order of preference; none: gemms run on FMAs.
+  llvm::ArrayRef<const MmaKind *> mmas;
   int64_t maxRegisters;
   SmallVector<Value> fragments;
   llvm::DenseMap<Value, FragmentLayout> layouts;
@@ -156,9 +157,11 @@ private:
       if (auto gemm = llvm::dyn_cast<GemmOp>(op)) {
         auto shape = gemm.getC().getType().getShape();
         std::optional<MmaPlan> plan;
-        if (mma && isFragment(gemm.getC())) // MMA accumulates in registers
-          plan = planMma(gemm, threads, *mma, /*operandsInShared=*/false,
-                         rowWarpGemms.contains(gemm));
+        if (isFragment(gemm.getC())) // MMA accumulates in registers
+          for (const MmaKind *mma : mmas)
+            if ((plan = planMma(gemm, threads, *mma, /*operandsInShared=*/false,
+                                rowWarpGemms.contains(gemm))))
+              break;
         require(
             gemm.getC(),
             plan ? plan->accumulator
@@ -286,19 +289,21 @@ struct TileInferLayouts
   using Base::Base;
   void runOnOperation() override {
     // The target's matrix instructions, if it has any (#tile.target).
-    const MmaKind *mma = nullptr;
+    llvm::SmallVector<const MmaKind *> mmas;
     // Without a target description: NVIDIA's register file.
     int64_t maxRegisters = 255;
     TargetAttr target = getTarget(getOperation());
     if (target)
       maxRegisters = target.getMaxRegisters();
     if (target && !target.getMma().empty()) {
-      mma = lookupMmaKind(target.getMma());
-      if (!mma) {
-        getOperation().emitError() << "unknown MMA kind '" << target.getMma()
-                                   << "' in the target description";
+      std::string unknown;
+      auto kinds = lookupMmaKinds(target.getMma(), &unknown);
+      if (!kinds) {
+        getOperation().emitError()
+            << "unknown MMA kind '" << unknown << "' in the target description";
         return signalPassFailure();
       }
+      mmas = std::move(*kinds);
     }
     getOperation().walk([&](func::FuncOp func) {
       if (!func->hasAttr(attr::kKernel))
@@ -306,7 +311,7 @@ struct TileInferLayouts
       int64_t threads = 128;
       if (auto a = func->getAttrOfType<IntegerAttr>(attr::kThreads))
         threads = a.getInt();
-      LayoutInference(func, threads, mma, maxRegisters).run();
+      LayoutInference(func, threads, mmas, maxRegisters).run();
     });
   }
 };

@@ -55,6 +55,11 @@ constexpr llvm::StringLiteral kLayout = "tile.layout";
 constexpr llvm::StringLiteral kSharedOffset = "tile.shared_offset";
 /// i64: buffers of a multi-buffered shared tile (a pipeline's stages).
 constexpr llvm::StringLiteral kBuffers = "tile.buffers";
+/// i64: the swizzle (32, 64 or 128 bytes) of a shared tile kept in the
+/// layout the target's matrix instructions read (tile-plan-shared-memory;
+/// see docs/cuda.md): the last dimension is split into rows of that many
+/// bytes, and the 16-byte chunks of each row are permuted by its row.
+constexpr llvm::StringLiteral kSwizzle = "tile.swizzle";
 /// String: why layout inference moved a fragment to shared memory.
 constexpr llvm::StringLiteral kDemoted = "tile.demoted";
 

@@ -138,6 +138,18 @@ public:
   registerA(int64_t m, int64_t k, int64_t threads, int64_t wm) const {
     return std::nullopt;
   }
+  /// What a warp (group) tile of gm x gn costs in operand reads per k step,
+  /// for choosing the warp grid (lower is better). Default: its perimeter.
+  virtual int64_t warpTileCost(int64_t gm, int64_t gn) const { return gm + gn; }
+  /// Whether registerA() can ever give a layout (a kind without it is not
+  /// planned for gemms whose accumulator feeds another gemm's A).
+  virtual bool hasRegisterA() const { return true; }
+  /// Whether the kind can read `op`'s operands where they are kept, beyond
+  /// what planMma checks (types, sizes, shared memory).
+  virtual bool operandsSuit(GemmOp op) const;
+  /// The swizzle (bytes; 0 for none) in which the kind reads the shared
+  /// tile `operand` of `op` (see tile.swizzle in AttrNames.h).
+  virtual int64_t operandSwizzle(GemmOp op, mlir::Value operand) const;
 };
 
 /// Makes `kind` known under kind->name() (a second kind of the same name is
@@ -145,6 +157,10 @@ public:
 void registerMmaKind(std::unique_ptr<MmaKind> kind);
 /// The registered kind called `name`, or null.
 const MmaKind *lookupMmaKind(llvm::StringRef name);
+/// The kinds of a comma-separated list (a #tile.target's `mma`), in order;
+/// none when a name is unknown (then `unknown` is set to it).
+std::optional<llvm::SmallVector<const MmaKind *>>
+lookupMmaKinds(llvm::StringRef list, std::string *unknown = nullptr);
 
 /// How a gemm runs on an MMA kind: the warp grid over C.
 struct MmaPlan {

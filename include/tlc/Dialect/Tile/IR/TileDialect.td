@@ -102,8 +102,9 @@ def Tile_TargetAttr : AttrDef<Tile_Dialect, "Target"> {
     a thread may hold fragments in, `vector_bytes` the widest vector
     memory access, `async_copy` whether global-to-shared copies can run
     asynchronously (so `pipelined` loops overlap them with compute) and
-    `mma` the matrix instruction family gemms use (empty: none), as
-    registered by the vendor's lowering.
+    `mma` the matrix instruction families gemms may use, comma-separated
+    in order of preference (empty: none), as registered by the vendor's
+    lowering.
 
     ```mlir
     module attributes {tile.target = #tile.target<vendor = "rocm",

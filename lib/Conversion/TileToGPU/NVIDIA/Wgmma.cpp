@@ -1,0 +1,272 @@
+//===- Wgmma.cpp - Hopper's warpgroup MMAs in the tile lowering -----------===//
+//
+// wgmma.mma_async m64nNk16 (sm_90a; f16/bf16 -> f32): a warpgroup of 128
+// threads multiplies a 64 x 16 slice of A by a 16 x N slice of B, both read
+// from shared memory through matrix descriptors, into registers. The kind
+// gives layout inference the accumulator layout and asks for its operand
+// tiles swizzled (tile.swizzle), the layout a descriptor can describe; the
+// lowering issues a gemm's instructions as one wgmma group and waits for it.
+//
+// A swizzled tile [R, C] keeps its last dimension in rows of S = 32, 64 or
+// 128 bytes ("atoms" of W = S / 2 elements, stacked along the rows: column
+// c of row r is in row r + (c / W) * R), with the 16-byte chunks of each row
+// XORed by bits 7.. of its address. Descriptors give the start address, the
+// byte distance between 8-row groups (SBO = 8 * S) and, when the rows run
+// along M or N (an MN-major operand), the distance between atoms along M or
+// N (LBO = R * S).
+//
+//===----------------------------------------------------------------------===//
+#include "Wgmma.h"
+
+#include "tlc/Dialect/Tile/IR/Layout.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+
+using namespace mlir;
+using namespace tlc;
+using namespace tlc::gpu_lowering;
+
+namespace {
+
+/// The swizzle `operand` of `op` is read in: a 16-bit shared tile of whole
+/// 8-row groups whose rows are a multiple of 32 bytes, that only whole-tile
+/// copies write and only gemms read (the ops that know swizzled tiles);
+/// 0 when it cannot be.
+int64_t swizzleFor(Value operand) {
+  auto alloc = operand.getDefiningOp<tile::AllocOp>();
+  if (!alloc || tile::getScope(alloc.getType()) != tile::MemScope::shared)
+    return 0;
+  MemRefType type = alloc.getType();
+  Type elem = type.getElementType();
+  if (type.getRank() != 2 || type.getShape()[0] % 8 ||
+      !(elem.isF16() || elem.isBF16()))
+    return 0;
+  int64_t rowBytes = type.getShape()[1] * 2;
+  int64_t swizzle = rowBytes % 128 == 0  ? 128
+                    : rowBytes % 64 == 0 ? 64
+                    : rowBytes % 32 == 0 ? 32
+                                         : 0;
+  for (Operation *user : operand.getUsers()) {
+    auto copy = llvm::dyn_cast<tile::CopyOp>(user);
+    if (copy && copy.getDest() == operand && copy.getDestIndices().empty())
+      continue;
+    auto gemm = llvm::dyn_cast<tile::GemmOp>(user);
+    if (gemm && gemm.getC() != operand)
+      continue;
+    return 0;
+  }
+  return swizzle;
+}
+
+class WgmmaKind : public tile::MmaKind {
+public:
+  llvm::StringRef name() const override { return nvidia::kWgmmaKind; }
+  int64_t warpSize() const override { return 128; } // a warpgroup
+  int64_t tileM() const override { return 64; }
+  int64_t tileN() const override { return 8; }
+  int64_t tileK() const override { return 16; }
+  bool supports(Type ab, Type acc) const override {
+    return (ab.isF16() || ab.isBF16()) && acc.isF32();
+  }
+  int64_t operandRowBytes() const override { return 32; }
+  bool hasRegisterA() const override { return false; }
+  /// Elements an instruction row reads from shared memory per k step: one
+  /// 64 x 16 A slice and one 16 x N B slice per instruction (N at most 256),
+  /// so a warpgroup prefers 64 x 256 to 128 x 128.
+  int64_t warpTileCost(int64_t gm, int64_t gn) const override {
+    int64_t instN = std::min<int64_t>(gn, 256);
+    return (gm / 64) * ((gn + instN - 1) / instN) * (64 * 16 + 16 * instN);
+  }
+  bool operandsSuit(tile::GemmOp op) const override {
+    return swizzleFor(op.getA()) && swizzleFor(op.getB());
+  }
+  int64_t operandSwizzle(tile::GemmOp op, Value operand) const override {
+    return operandsSuit(op) ? swizzleFor(operand) : 0;
+  }
+
+  /// Warpgroup wg = wmi * wn + wni owns rows [wmi, wmi + 1) * m / wm; warp w
+  /// of it rows 16w .. 16w + 15 of each 64-row instruction tile, where lane
+  /// l = 4g + q holds rows g and g + 8, columns 2q and 2q + 1 of every
+  /// 8-column block (the registers of one instruction, in that order).
+  tile::FragmentLayout accumulator(int64_t m, int64_t n, int64_t threads,
+                                   int64_t wm, int64_t wn) const override {
+    tile::FragmentLayout l;
+    l.threads = threads;
+    l.rank = 2;
+    l.addFactor(0, wm, 128 * wn);
+    l.addFactor(0, m / wm / 64, 0);
+    l.addFactor(0, 4, 32); // warp of the warpgroup
+    l.addFactor(0, 2, 0);  // rows g and g + 8
+    l.addFactor(0, 8, 4);  // g = lane / 4
+    l.addFactor(1, wn, 128);
+    l.addFactor(1, n / wn / 8, 0);
+    l.addFactor(1, 4, 1); // q = lane % 4
+    l.addFactor(1, 2, 0); // columns 2q and 2q + 1
+    l.canonicalize();
+    return l;
+  }
+};
+
+/// Fields of a matrix descriptor that do not depend on the start address.
+int64_t descriptorBits(int64_t swizzle, int64_t leadingBytes,
+                       int64_t strideBytes) {
+  int64_t mode = swizzle == 128 ? 1 : swizzle == 64 ? 2 : 3;
+  return ((leadingBytes >> 4) & 0x3FFF) << 16 |
+         ((strideBytes >> 4) & 0x3FFF) << 32 | mode << 62;
+}
+
+} // namespace
+
+std::unique_ptr<tile::MmaKind> nvidia::createWgmmaKind() {
+  return std::make_unique<WgmmaKind>();
+}
+
+LogicalResult nvidia::lowerWgmma(KernelLowering &k, tile::GemmOp op,
+                                 const tile::MmaKind &kind) {
+  Value A = op.getA(), B = op.getB();
+  const RegisterFragment *cf = k.fragment(op.getC());
+  if (!cf || !isWorkgroup(A) || !isWorkgroup(B))
+    return failure();
+  Type elem = memrefType(A).getElementType();
+  if (!(elem.isF16() || elem.isBF16()) ||
+      memrefType(B).getElementType() != elem)
+    return failure();
+  auto cShape = memrefType(op.getC()).getShape();
+  int64_t M = cShape[0], N = cShape[1];
+  bool transA = op.getTransposeA(), transB = op.getTransposeB();
+  auto aShape = memrefType(A).getShape(), bShape = memrefType(B).getShape();
+  int64_t K = transA ? aShape[0] : aShape[1];
+  auto grid = tile::matchMmaAccumulator(kind, cf->layout, M, N);
+  int64_t swizzleA = k.swizzleOf(A), swizzleB = k.swizzleOf(B);
+  if (!grid || !swizzleA || !swizzleB || K % 16)
+    return failure();
+  auto [wm, wn] = *grid;
+  int64_t groupM = M / wm, groupN = N / wn, mTiles = groupM / 64;
+  // N per instruction: a multiple of 8, at most 256.
+  int64_t nSplit = (groupN + 255) / 256;
+  while (groupN % (nSplit * 8))
+    ++nSplit;
+  int64_t instN = groupN / nSplit;
+  const int64_t elemBytes = 2;
+  int64_t widthA = swizzleA / elemBytes, widthB = swizzleB / elemBytes;
+  // An MN-major operand's instructions start at an atom.
+  if ((transA && 64 % widthA) || (!transB && instN % widthB))
+    return failure();
+
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  MLIRContext *ctx = b.getContext();
+  Type i64 = b.getI64Type(), f32 = b.getF32Type();
+  auto c = [&](int64_t v) { return indexConst(b, loc, v); };
+  auto c64 = [&](int64_t v) -> Value {
+    return arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(v));
+  };
+  Value group = arith::DivUIOp::create(b, loc, k.tid, c(128));
+  Value groupRow = arith::DivUIOp::create(b, loc, group, c(wn));
+  Value groupCol = arith::RemUIOp::create(b, loc, group, c(wn));
+
+  // The descriptor of the tile's storage start plus the warpgroup's bytes.
+  auto baseDescriptor = [&](Value tile, Value groupBytes, int64_t bits) {
+    auto meta = memref::ExtractStridedMetadataOp::create(b, loc, tile);
+    Value address = arith::AddIOp::create(
+        b, loc, memref::ExtractAlignedPointerAsIndexOp::create(b, loc, tile),
+        arith::MulIOp::create(b, loc, meta.getOffset(), c(elemBytes)));
+    address = arith::AddIOp::create(b, loc, address, groupBytes);
+    Value start = arith::ShRUIOp::create(
+        b, loc,
+        arith::AndIOp::create(
+            b, loc, arith::IndexCastUIOp::create(b, loc, i64, address),
+            c64(0x3FFFF)),
+        c64(4));
+    return arith::OrIOp::create(b, loc, start, c64(bits)).getResult();
+  };
+  auto multiply = [&](Value x, int64_t y) -> Value {
+    return arith::MulIOp::create(b, loc, x, c(y));
+  };
+  // A: K-major [M, K] (rows of the warpgroup at groupRow * groupM), or
+  // M-major [K, M] (its atoms along M from (groupRow * groupM) / widthA).
+  Value descA =
+      transA
+          ? baseDescriptor(A,
+                           multiply(groupRow, groupM / widthA * K * swizzleA),
+                           descriptorBits(swizzleA, K * swizzleA, 8 * swizzleA))
+          : baseDescriptor(A, multiply(groupRow, groupM * swizzleA),
+                           descriptorBits(swizzleA, 16, 8 * swizzleA));
+  Value descB = transB
+                    ? baseDescriptor(B, multiply(groupCol, groupN * swizzleB),
+                                     descriptorBits(swizzleB, 16, 8 * swizzleB))
+                    : baseDescriptor(
+                          B, multiply(groupCol, groupN / widthB * K * swizzleB),
+                          descriptorBits(swizzleB, K * swizzleB, 8 * swizzleB));
+  // Bytes from the warpgroup's start to the slice an instruction reads.
+  auto aOffset = [&](int64_t mt, int64_t k0) {
+    return transA ? ((mt * 64 / widthA) * K + k0) * swizzleA
+                  : ((k0 / widthA) * M + mt * 64) * swizzleA +
+                        (k0 % widthA) * elemBytes;
+  };
+  auto bOffset = [&](int64_t ni, int64_t k0) {
+    return transB ? ((k0 / widthB) * N + ni * instN) * swizzleB +
+                        (k0 % widthB) * elemBytes
+                  : ((ni * instN / widthB) * K + k0) * swizzleB;
+  };
+  auto at = [&](Value desc, int64_t bytes) -> Value {
+    return bytes ? arith::AddIOp::create(b, loc, desc, c64(bytes >> 4))
+                       .getResult()
+                 : desc;
+  };
+
+  // Accumulators: one struct of instN / 2 floats per instruction tile;
+  // register r holds offset (64 mt + 8 ((r / 2) % 2), instN ni + 8 (r / 4) +
+  // r % 2) from the thread's base position.
+  auto slots = cf->layout.slotsByOffset();
+  auto slotOf = [&](int64_t mt, int64_t ni, int64_t r) {
+    return slots.lookup(
+        {mt * 64 + ((r / 2) % 2) * 8, ni * instN + (r / 4) * 8 + r % 2});
+  };
+  auto structType =
+      LLVM::LLVMStructType::getLiteral(ctx, SmallVector<Type>(instN / 2, f32));
+  SmallVector<Value> accs;
+  Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0));
+  for (int64_t mt = 0; mt < mTiles; ++mt)
+    for (int64_t ni = 0; ni < nSplit; ++ni) {
+      Value acc = LLVM::UndefOp::create(b, loc, structType);
+      for (int64_t r = 0; r < instN / 2; ++r) {
+        Value v = op.getClear() ? zero
+                                : memref::LoadOp::create(b, loc, cf->slots,
+                                                         c(slotOf(mt, ni, r)))
+                                      .getResult();
+        acc = LLVM::InsertValueOp::create(b, loc, acc, v, r);
+      }
+      accs.push_back(acc);
+    }
+
+  auto ptxType = elem.isBF16() ? NVVM::WGMMATypes::bf16 : NVVM::WGMMATypes::f16;
+  // K-major A is "row" and K-major B "col" (imm-trans 0).
+  auto layoutA = transA ? NVVM::MMALayout::col : NVVM::MMALayout::row;
+  auto layoutB = transB ? NVVM::MMALayout::col : NVVM::MMALayout::row;
+  NVVM::WgmmaFenceAlignedOp::create(b, loc);
+  for (int64_t k0 = 0; k0 < K; k0 += 16)
+    for (int64_t mt = 0; mt < mTiles; ++mt)
+      for (int64_t ni = 0; ni < nSplit; ++ni) {
+        Value &acc = accs[mt * nSplit + ni];
+        acc = NVVM::WgmmaMmaAsyncOp::create(
+            b, loc, structType, acc, at(descA, aOffset(mt, k0)),
+            at(descB, bOffset(ni, k0)),
+            NVVM::MMAShapeAttr::get(ctx, 64, instN, 16), ptxType, ptxType,
+            NVVM::WGMMATypes::f32, NVVM::WGMMAScaleOut::one,
+            NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one, layoutA, layoutB,
+            /*satfinite=*/nullptr);
+      }
+  NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+  NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+  for (int64_t mt = 0; mt < mTiles; ++mt)
+    for (int64_t ni = 0; ni < nSplit; ++ni)
+      for (int64_t r = 0; r < instN / 2; ++r)
+        memref::StoreOp::create(
+            b, loc,
+            LLVM::ExtractValueOp::create(b, loc, accs[mt * nSplit + ni], r),
+            cf->slots, c(slotOf(mt, ni, r)));
+  return success();
+}
