@@ -4,7 +4,9 @@
 // data pointer (memref<1xT>), its sizes and strides as i64 (a static size
 // stays a constant), then scalars (bool as i8, index as i64); the body
 // rebuilds the tensors with memref.reinterpret_cast and keeps its tile ops;
-// tile.block_id becomes gpu.block_id; the block size is known.
+// tile.block_id becomes gpu.block_id; the block size is known. A kernel
+// with a gemm and a 2-D grid takes its blocks in groups of 8 rows: the
+// linear hardware id by * gx + bx walks down the rows of its group first.
 
 // CHECK: module attributes {gpu.container_module, tile.target = #tile.target<vendor = "cuda"
 // CHECK: gpu.module @tlc_kernels {
@@ -31,5 +33,37 @@ func.func @abi(%X: memref<?x?xf32, strided<[?, 1], offset: ?>>, %W: memref<64xf1
   tile.fill %t, %a : memref<64xf32, #tile.scope<shared>>, f32
   %i = arith.addi %by, %n : index
   tile.copy %t to %X[%i, %c0] : memref<64xf32, #tile.scope<shared>>, memref<?x?xf32, strided<[?, 1], offset: ?>>
+  return
+}
+
+// CHECK: gpu.func @tlc_grouped
+// CHECK-DAG: %[[GX:.*]] = gpu.grid_dim x
+// CHECK-DAG: %[[GY:.*]] = gpu.grid_dim y
+// CHECK-DAG: %[[BX:.*]] = gpu.block_id x
+// CHECK-DAG: %[[BY:.*]] = gpu.block_id y
+// CHECK: %[[ROW:.*]] = arith.muli %[[BY]], %[[GX]]
+// CHECK: %[[LIN:.*]] = arith.addi %[[ROW]], %[[BX]]
+// CHECK: %[[PER:.*]] = arith.muli %[[GX]], %c8
+// CHECK: %[[GROUP:.*]] = arith.divui %[[LIN]], %[[PER]]
+// CHECK: %[[FIRST:.*]] = arith.muli %[[GROUP]], %c8
+// CHECK: %[[LEFT:.*]] = arith.subi %[[GY]], %[[FIRST]]
+// CHECK: %[[ROWS:.*]] = arith.minui %[[LEFT]], %c8
+// CHECK: %[[IN:.*]] = arith.remui %[[LIN]], %[[PER]]
+// CHECK: %[[R:.*]] = arith.remui %[[IN]], %[[ROWS]]
+// CHECK: %[[Y:.*]] = arith.addi %[[FIRST]], %[[R]]
+// CHECK: %[[X:.*]] = arith.divui %[[IN]], %[[ROWS]]
+// CHECK: arith.addi %[[X]], %[[Y]]
+// CHECK: tile.gemm
+func.func @grouped(%X: memref<?x?xf32, strided<[?, 1], offset: ?>>)
+    attributes {tile.kernel, tile.threads = 128 : i64, tile.grid_rank = 2 : i64} {
+  %c0 = arith.constant 0 : index
+  %bx = tile.block_id 0
+  %by = tile.block_id 1
+  %a = tile.alloc : memref<16x16xf32, #tile.scope<shared>>
+  %acc = tile.alloc : memref<16x16xf32, #tile.scope<fragment>>
+  %i = arith.addi %bx, %by : index
+  tile.copy %X[%i, %c0] to %a : memref<?x?xf32, strided<[?, 1], offset: ?>>, memref<16x16xf32, #tile.scope<shared>>
+  tile.gemm %a, %a, %acc {clear} : memref<16x16xf32, #tile.scope<shared>>, memref<16x16xf32, #tile.scope<shared>>, memref<16x16xf32, #tile.scope<fragment>>
+  tile.copy %acc to %X[%i, %c0] : memref<16x16xf32, #tile.scope<fragment>>, memref<?x?xf32, strided<[?, 1], offset: ?>>
   return
 }

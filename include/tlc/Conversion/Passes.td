@@ -82,7 +82,9 @@ def TileGPUKernelABI : Pass<"tile-gpu-kernel-abi", "mlir::ModuleOp"> {
     of rank R a data pointer (a `memref<1xT>` passed as a bare pointer), R
     sizes and R strides (i64), then scalars by value (bool as i8, index as
     i64). The body rebuilds each tensor with `memref.reinterpret_cast` and
-    keeps its tile ops; `tile.block_id` becomes `gpu.block_id`. The block
+    keeps its tile ops; `tile.block_id` becomes `gpu.block_id` (in a 2-D
+    grid of a kernel with a gemm, the blocks are grouped 8 rows at a time,
+    so that the blocks running together share operand tiles in L2). The block
     size is `known_block_size` (threads x 1 x 1), and `tile.threads` must be
     between 1 and the target's `max_threads`.
 

@@ -9,6 +9,7 @@
 #include "tlc/Dialect/Tile/IR/AttrNames.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
@@ -50,6 +51,11 @@ SharedAccess sharedAccessOf(Operation *op) {
     if (llvm::none_of(inner->getOperands(),
                       [](Value v) { return isWorkgroup(v.getType()); }))
       return;
+    // A shared address taken (matrix descriptors): any access through it.
+    if (llvm::isa<memref::ExtractAlignedPointerAsIndexOp>(inner)) {
+      a.read = a.write = true;
+      return;
+    }
     auto iface = llvm::dyn_cast<MemoryEffectOpInterface>(inner);
     if (!iface) { // unknown: assume the worst
       a.read = a.write = true;

@@ -139,16 +139,57 @@ struct TileGPUKernelABI
     b.setInsertionPoint(ret);
     gpu::ReturnOp::create(b, ret->getLoc());
     ret->erase();
+    // Blocks of a 2-D grid that multiply tiles run in groups of rows
+    // (rasterization for L2 reuse; any order of independent blocks is
+    // valid).
+    SmallVector<Value> grouped;
+    auto rank = func->getAttrOfType<IntegerAttr>(tile::attr::kGridRank);
+    bool hasGemm = false;
+    func.walk([&](tile::GemmOp) { hasGemm = true; });
+    if (rank && rank.getInt() == 2 && hasGemm) {
+      b.setInsertionPointToStart(&entry);
+      grouped = groupedBlockIds(b, loc);
+    }
     func.walk([&](tile::BlockIdOp op) {
       OpBuilder ob(op);
       static const gpu::Dimension dims[] = {
           gpu::Dimension::x, gpu::Dimension::y, gpu::Dimension::z};
       op.replaceAllUsesWith(
-          gpu::BlockIdOp::create(ob, op.getLoc(), dims[op.getDim()])
-              .getResult());
+          op.getDim() < grouped.size()
+              ? grouped[op.getDim()]
+              : gpu::BlockIdOp::create(ob, op.getLoc(), dims[op.getDim()])
+                    .getResult());
       op.erase();
     });
     return func;
+  }
+
+  /// Rows of blocks (y) taken kGroupRows at a time: the hardware's linear
+  /// block order walks down a group's rows, then across its columns, so a
+  /// wave of blocks shares operand tiles in L2. A bijection of the grid.
+  static constexpr int64_t kGroupRows = 8;
+  static SmallVector<Value> groupedBlockIds(OpBuilder &b, Location loc) {
+    auto c = [&](int64_t v) {
+      return arith::ConstantIndexOp::create(b, loc, v);
+    };
+    Value gx = gpu::GridDimOp::create(b, loc, gpu::Dimension::x);
+    Value gy = gpu::GridDimOp::create(b, loc, gpu::Dimension::y);
+    Value linear = arith::AddIOp::create(
+        b, loc,
+        arith::MulIOp::create(
+            b, loc, gpu::BlockIdOp::create(b, loc, gpu::Dimension::y), gx),
+        gpu::BlockIdOp::create(b, loc, gpu::Dimension::x));
+    Value perGroup = arith::MulIOp::create(b, loc, gx, c(kGroupRows));
+    Value firstRow = arith::MulIOp::create(
+        b, loc, arith::DivUIOp::create(b, loc, linear, perGroup),
+        c(kGroupRows));
+    Value rows = arith::MinUIOp::create(
+        b, loc, arith::SubIOp::create(b, loc, gy, firstRow), c(kGroupRows));
+    Value inGroup = arith::RemUIOp::create(b, loc, linear, perGroup);
+    Value by = arith::AddIOp::create(
+        b, loc, firstRow, arith::RemUIOp::create(b, loc, inGroup, rows));
+    Value bx = arith::DivUIOp::create(b, loc, inGroup, rows);
+    return {bx, by};
   }
 
   /// A static size or stride, or the i64 ABI value as an index.

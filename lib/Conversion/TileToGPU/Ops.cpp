@@ -451,38 +451,75 @@ LogicalResult KernelLowering::lowerVectorCopy(tile::CopyOp op) {
 /// 16 bytes per chunk (fewer source bytes at a ragged edge, the rest
 /// zero-filled), or the
 /// synchronous vector copy when the tensor is not 16-byte aligned.
+/// Whether the whole window of copy `op` lies inside its source (uniform
+/// over the block).
+static Value windowInside(OpBuilder &b, Location loc, tile::CopyOp op) {
+  Value src = op.getSource();
+  ValueRange origin = op.getSourceIndices();
+  ArrayRef<int64_t> tileShape = op.getTileShape();
+  size_t lead = origin.size() - tileShape.size();
+  Value inside;
+  for (size_t d = 0; d < origin.size(); ++d) {
+    Value end =
+        d < lead
+            ? arith::AddIOp::create(b, loc, origin[d], indexConst(b, loc, 1))
+            : arith::AddIOp::create(b, loc, origin[d],
+                                    indexConst(b, loc, tileShape[d - lead]));
+    // Unsigned: a negative origin is outside too.
+    Value ok = arith::AndIOp::create(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, end,
+                              memref::DimOp::create(b, loc, src, d)),
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, origin[d],
+                              end));
+    inside = inside ? arith::AndIOp::create(b, loc, inside, ok) : ok;
+  }
+  return inside;
+}
+
 void KernelLowering::lowerAsyncCopy(tile::CopyOp op) {
   OpBuilder b(op);
   Location loc = op.getLoc();
   Value src = op.getSource(), dst = op.getDest();
   int64_t width = vectorWidth(op);
-  Value aligned = chunksAligned(b, loc, op, width);
-  auto ifOp = scf::IfOp::create(b, loc, aligned, /*withElseRegion=*/true);
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
-    ValueRange origin = op.getSourceIndices();
-    int64_t srcRank = memrefType(src).getRank();
+  ValueRange origin = op.getSourceIndices();
+  int64_t srcRank = memrefType(src).getRank();
+  // Each chunk as one asynchronous copy; `edges`: some may be partly or
+  // wholly outside the tensor.
+  auto issue = [&](OpBuilder &b, bool edges) {
     Value innerSize = memref::DimOp::create(b, loc, src, srcRank - 1);
     Value zero = indexConst(b, loc, 0);
     forEachChunk(b, loc, op, width, [&](OpBuilder &b, ValueRange index) {
       auto [pos, valid] = windowElement(b, loc, src, origin, index);
-      // Elements of the chunk inside the row; none outside the tensor, and
-      // then a safe address (element 0).
-      Value left = arith::SubIOp::create(b, loc, innerSize, pos.back());
-      Value count =
-          arith::MinUIOp::create(b, loc, left, indexConst(b, loc, width));
-      count = arith::SelectOp::create(b, loc, valid, count, zero);
-      for (Value &p : pos)
-        p = arith::SelectOp::create(b, loc, valid, p, zero);
+      Value count = indexConst(b, loc, width);
+      if (edges) {
+        // Elements of the chunk inside the row; none outside the tensor,
+        // and then a safe address (element 0).
+        Value left = arith::SubIOp::create(b, loc, innerSize, pos.back());
+        count = arith::MinUIOp::create(b, loc, left, count);
+        count = arith::SelectOp::create(b, loc, valid, count, zero);
+        for (Value &p : pos)
+          p = arith::SelectOp::create(b, loc, valid, p, zero);
+      }
       target.asyncCopy(b, loc, dst, sharedPosition(b, loc, dst, index), src,
                        pos, width, count);
     });
-    b.setInsertionPoint(ifOp.elseBlock()->getTerminator());
-    // Not aligned: every chunk element by element.
-    emitVectorCopy(b, op, width,
-                   arith::ConstantIntOp::create(b, loc, b.getI1Type(), 0));
-  }
+  };
+  Value aligned = chunksAligned(b, loc, op, width);
+  auto ifOp = scf::IfOp::create(b, loc, aligned, /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+  // Tiles inside the tensor (most of them) skip the per-chunk bounds.
+  auto inside = scf::IfOp::create(b, loc, windowInside(b, loc, op),
+                                  /*withElseRegion=*/true);
+  b.setInsertionPoint(inside.thenBlock()->getTerminator());
+  issue(b, /*edges=*/false);
+  b.setInsertionPoint(inside.elseBlock()->getTerminator());
+  issue(b, /*edges=*/true);
+  b.setInsertionPoint(ifOp.elseBlock()->getTerminator());
+  // Not aligned: every chunk element by element.
+  emitVectorCopy(b, op, width,
+                 arith::ConstantIntOp::create(b, loc, b.getI1Type(), 0));
 }
 
 /// Fragment <-> global window, when the layout gives each thread runs of

@@ -8,7 +8,8 @@
 // first S - 1 iterations are issued before the loop, and iteration k waits
 // for its own group (at most S-2 groups pending), synchronizes the block (which
 // also frees the buffer iteration k - 1 read), issues iteration k + S - 1's
-// group and computes on buffer k % S. Copies become asynchronous during
+// group and computes on buffer k % S (gemms on asynchronous MMAs: computes,
+// then synchronizes again and issues). Copies become asynchronous during
 // lowering (tile.async on the tile.copy clones), with the target's
 // asynchronous copies (GPUTargetInfo::asyncCopy, asyncCommit, asyncWait).
 //
@@ -118,6 +119,24 @@ static Value stageView(OpBuilder &b, Location loc, Value buffers, Value stage) {
                                    strides);
 }
 
+/// The gemms at the top level of `loop`'s body that the target runs as
+/// asynchronous MMAs and whose accumulator nothing else in the loop touches
+/// (so their last group may still run when the next iteration starts).
+static SmallVector<tile::GemmOp> asyncMmaGemms(scf::ForOp loop,
+                                               const GPUTargetInfo &target) {
+  SmallVector<tile::GemmOp> gemms;
+  for (auto gemm : loop.getBody()->getOps<tile::GemmOp>()) {
+    if (!target.mmaIsAsync(gemm))
+      continue;
+    if (llvm::any_of(gemm.getC().getUsers(), [&](Operation *user) {
+          return user != gemm.getOperation() && loop->isAncestor(user);
+        }))
+      continue;
+    gemms.push_back(gemm);
+  }
+  return gemms;
+}
+
 void gpu_lowering::pipelineLoop(const PipelinedLoop &p,
                                 const llvm::DenseMap<Value, Value> &buffers,
                                 const GPUTargetInfo &target) {
@@ -131,6 +150,8 @@ void gpu_lowering::pipelineLoop(const PipelinedLoop &p,
   Value lb = loop.getLowerBound(), ub = loop.getUpperBound(),
         step = loop.getStep();
   Value iv = loop.getInductionVar();
+  // (Before the uses of the tiles become buffer views.)
+  SmallVector<tile::GemmOp> asyncGemms = asyncMmaGemms(loop, target);
 
   // Issues the producer copies of the iteration at `at` into buffer `stage`.
   auto issue = [&](OpBuilder &b, Value at, Value stage) {
@@ -164,6 +185,12 @@ void gpu_lowering::pipelineLoop(const PipelinedLoop &p,
     target.asyncCommit(b, loc);
   }
 
+  // (Nothing runs yet; but ptxas serializes all wgmma when the moves that
+  // give the accumulators their values on the path that skips the loop are
+  // not behind a wait.)
+  if (!asyncGemms.empty())
+    target.mmaWait(b, loc, 0);
+
   // Body: wait for this iteration's group, synchronize, issue k + S - 1.
   b.setInsertionPointToStart(loop.getBody());
   Value it = arith::DivSIOp::create(
@@ -183,6 +210,15 @@ void gpu_lowering::pipelineLoop(const PipelinedLoop &p,
   Value aheadStage = arith::RemSIOp::create(
       b, loc, arith::AddIOp::create(b, loc, it, c(b, stages - 1)),
       c(b, stages));
+  // Gemms on asynchronous MMAs keep the group of iteration k running into
+  // iteration k + 1 (waiting only for k - 1's): then the copies, which
+  // overwrite the buffer k - 1 read, come after them and a barrier.
+  if (!asyncGemms.empty()) {
+    for (tile::GemmOp gemm : asyncGemms)
+      gemm->setAttr(tile::attr::kMmaInFlight, b.getI64IntegerAttr(1));
+    b.setInsertionPoint(loop.getBody()->getTerminator());
+    gpu::BarrierOp::create(b, loc);
+  }
   issueIfInRange(b, ahead, aheadStage);
   target.asyncCommit(b, loc);
   for (tile::CopyOp copy : p.producers)
@@ -191,6 +227,8 @@ void gpu_lowering::pipelineLoop(const PipelinedLoop &p,
   loop->setAttr(tile::attr::kPipelined, b.getUnitAttr());
   // Nothing is in flight after the loop.
   b.setInsertionPointAfter(loop);
+  if (!asyncGemms.empty())
+    target.mmaWait(b, loc, 0);
   target.asyncWait(b, loc, 0);
   gpu::BarrierOp::create(b, loc);
 }

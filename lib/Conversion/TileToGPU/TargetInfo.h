@@ -67,6 +67,13 @@ public:
     return mlir::failure();
   }
 
+  /// Whether lowerMmaGemm will run `op` as asynchronous MMAs that may stay
+  /// in flight after it (tile.mma_in_flight), and waiting until at most
+  /// `pending` groups of them are.
+  virtual bool mmaIsAsync(tile::GemmOp op) const { return false; }
+  virtual void mmaWait(mlir::OpBuilder &b, mlir::Location loc,
+                       int64_t pending) const {}
+
   /// Rewrites what the vendor's upstream lowering does not cover, once the
   /// tile ops are gone.
   virtual void legalize(mlir::gpu::GPUFuncOp func) const {}

@@ -10,6 +10,7 @@
 #include "../KernelLowering.h"
 #include "Wgmma.h"
 
+#include "tlc/Dialect/Tile/IR/AttrNames.h"
 #include "tlc/Dialect/Tile/IR/Layout.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -304,6 +305,29 @@ public:
         b, loc, NVVM::ProxyKind::async_shared,
         NVVM::SharedSpaceAttr::get(b.getContext(),
                                    NVVM::SharedSpace::shared_cta));
+  }
+
+  /// A gemm whose accumulator has the wgmma layout, with swizzled operand
+  /// tiles (what tile-plan-shared-memory gives such gemms).
+  bool mmaIsAsync(tile::GemmOp op) const override {
+    std::optional<tile::FragmentLayout> layout = tile::getLayout(op.getC());
+    if (!layout)
+      return false;
+    auto shape = op.getC().getType().getShape();
+    for (const tile::MmaKind *kind : kinds) {
+      if (!tile::matchMmaAccumulator(*kind, *layout, shape[0], shape[1]))
+        continue;
+      auto swizzled = [](Value v) {
+        Operation *def = v.getDefiningOp();
+        return def && def->hasAttr(tile::attr::kSwizzle);
+      };
+      return kind->name() == nvidia::kWgmmaKind && swizzled(op.getA()) &&
+             swizzled(op.getB());
+    }
+    return false;
+  }
+  void mmaWait(OpBuilder &b, Location loc, int64_t pending) const override {
+    NVVM::WgmmaWaitGroupSyncOp::create(b, loc, pending);
   }
 
   /// The target's kinds in order; the first whose accumulator layout C has

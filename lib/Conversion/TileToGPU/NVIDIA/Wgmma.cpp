@@ -5,7 +5,8 @@
 // from shared memory through matrix descriptors, into registers. The kind
 // gives layout inference the accumulator layout and asks for its operand
 // tiles swizzled (tile.swizzle), the layout a descriptor can describe; the
-// lowering issues a gemm's instructions as one wgmma group and waits for it.
+// lowering issues a gemm's instructions as one wgmma group and waits for it
+// (or, in a pipelined loop, for the group before it: tile.mma_in_flight).
 //
 // A swizzled tile [R, C] keeps its last dimension in rows of S = 32, 64 or
 // 128 bytes ("atoms" of W = S / 2 elements, stacked along the rows: column
@@ -18,6 +19,7 @@
 //===----------------------------------------------------------------------===//
 #include "Wgmma.h"
 
+#include "tlc/Dialect/Tile/IR/AttrNames.h"
 #include "tlc/Dialect/Tile/IR/Layout.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -260,7 +262,9 @@ LogicalResult nvidia::lowerWgmma(KernelLowering &k, tile::GemmOp op,
             /*satfinite=*/nullptr);
       }
   NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
-  NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+  // The pipeliner may let this group run on (and waits for it later).
+  auto inFlight = op->getAttrOfType<IntegerAttr>(tile::attr::kMmaInFlight);
+  NVVM::WgmmaWaitGroupSyncOp::create(b, loc, inFlight ? inFlight.getInt() : 0);
   for (int64_t mt = 0; mt < mTiles; ++mt)
     for (int64_t ni = 0; ni < nSplit; ++ni)
       for (int64_t r = 0; r < instN / 2; ++r)

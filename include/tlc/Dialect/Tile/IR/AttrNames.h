@@ -63,6 +63,11 @@ constexpr llvm::StringLiteral kSwizzle = "tile.swizzle";
 /// String: why layout inference moved a fragment to shared memory.
 constexpr llvm::StringLiteral kDemoted = "tile.demoted";
 
+// On tile.gemm.
+/// i64: groups of asynchronous MMAs the gemm may leave running (the GPU
+/// pipeliner waits for them where the accumulator is read).
+constexpr llvm::StringLiteral kMmaInFlight = "tile.mma_in_flight";
+
 // On tile.copy.
 /// Unit: the copy is issued asynchronously by a pipelined loop.
 constexpr llvm::StringLiteral kAsync = "tile.async";
