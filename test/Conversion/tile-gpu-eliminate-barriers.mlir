@@ -59,4 +59,20 @@ gpu.module @m {
     }
     gpu.return
   }
+
+  // A shared address taken (wgmma's matrix descriptors read through it)
+  // counts as any access: the barrier between a write and it stays.
+  // CHECK-LABEL: gpu.func @descriptor
+  // CHECK: memref.store
+  // CHECK-NEXT: gpu.barrier
+  // CHECK-NEXT: memref.extract_aligned_pointer_as_index
+  gpu.func @descriptor(%v: f32, %i: index) kernel {
+    %s = memref.alloca() : memref<128xf32, #gpu.address_space<workgroup>>
+    memref.store %v, %s[%i] : memref<128xf32, #gpu.address_space<workgroup>>
+    gpu.barrier
+    %p = memref.extract_aligned_pointer_as_index %s : memref<128xf32, #gpu.address_space<workgroup>> -> index
+    %q = arith.index_cast %p : index to i64
+    gpu.barrier
+    gpu.return
+  }
 }
