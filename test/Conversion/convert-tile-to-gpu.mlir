@@ -100,16 +100,17 @@
 // CHECK: memref.store %{{.*}}, %[[S]][%{{.*}}] : memref<8xf32>
 // CHECK-NEXT: gpu.barrier
 // Registers to global: only the first of the 16 copies of each element (the
-// replication digit, tid / 8, is 0) writes, converting to bf16: the 8
+// replication digit, tid / 8, is 0) writes, converting to bf16 (a truncf:
+// targets without a native conversion expand it later): the 8
 // elements as one 16-byte vector store when aligned and in bounds, else
 // element by element.
 // CHECK: %[[REP:.*]] = arith.divui %[[TID]], %c8{{[_0-9]*}} : index
 // CHECK: %[[FIRST:.*]] = arith.cmpi eq, %[[REP]], %{{.*}} : index
 // CHECK: scf.if %[[FIRST]] {
-// CHECK: arith.trunci %{{.*}} : vector<8xi32> to vector<8xi16>
+// CHECK: arith.truncf %{{.*}} : vector<8xf32> to vector<8xbf16>
 // CHECK: vector.store %{{.*}}, %[[YM]][%{{.*}}, %{{.*}}] {{.*}} vector<8xbf16>
 // CHECK: } else {
-// CHECK: arith.trunci %{{.*}} : i32 to i16
+// CHECK: arith.truncf %{{.*}} : f32 to bf16
 // CHECK: memref.store %{{.*}}, %[[YM]][%{{.*}}, %{{.*}}] : memref<?x?xbf16, strided<[?, 1], offset: ?>>
 // CHECK-NOT: gpu.barrier
 // CHECK: gpu.return

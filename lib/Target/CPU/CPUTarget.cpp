@@ -2,6 +2,7 @@
 #include "CPUTarget.h"
 #include "../LLVMOptimize.h"
 #include "tlc/Conversion/Passes.h"
+#include "tlc/Dialect/Tile/Transforms/Passes.h"
 #include "tlc/Stub/StubEmitter.h"
 
 #include "mlir/Pass/PassRegistry.h"
@@ -177,6 +178,7 @@ public:
     pm.addPass(mlir::createCanonicalizerPass());
     pm.addPass(mlir::createCSEPass());
     pm.addPass(createCPUApproximateMath());
+    pm.addPass(tile::createTileExpandBF16Truncf());
     // Upstream lowering to the LLVM dialect; bf16 arithmetic is done in f32.
     const char *upstream =
         "arith-emulate-unsupported-floats{source-types=bf16 target-type=f32},"

@@ -159,8 +159,15 @@ public:
   void buildLoweringPipeline(mlir::OpPassManager &pm,
                              const CompileOptions &options) const override {
     buildGPUPipeline(pm);
-    const char *upstream =
-        "gpu.module(convert-scf-to-cf,arith-expand{include-bf16=true},"
+    // sm_80 and newer convert f32 -> bf16 in one instruction (cvt.rn.bf16);
+    // older chips round in integer operations.
+    bool nativeBF16 = version >= 80;
+    if (!nativeBF16)
+      pm.addPass(tile::createTileExpandBF16Truncf());
+    std::string upstream =
+        std::string("gpu.module(convert-scf-to-cf,arith-expand{include-bf16=") +
+        (nativeBF16 ? "false" : "true") +
+        "},"
         "expand-strided-metadata,lower-affine,convert-nvgpu-to-nvvm,"
         "convert-gpu-to-nvvm{index-bitwidth=64 "
         "use-bare-ptr-memref-call-conv=true},convert-vector-to-llvm,"

@@ -20,6 +20,7 @@
 
 #include "tlc/Dialect/Tile/IR/AttrNames.h"
 #include "tlc/Dialect/Tile/IR/TileDialect.h"
+#include "tlc/Dialect/Tile/Transforms/Passes.h"
 
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Target/LLVMIR/Dialect/ROCDL/ROCDLToLLVMIRTranslation.h"
@@ -194,6 +195,7 @@ public:
   void buildLoweringPipeline(mlir::OpPassManager &pm,
                              const CompileOptions &options) const override {
     buildGPUPipeline(pm);
+    pm.addPass(tile::createTileExpandBF16Truncf());
     std::string chip = "chipset=" + arch;
     // Math first, to ocml calls: inside convert-gpu-to-rocdl some functions
     // (tanh) become LLVM intrinsics the AMDGPU backend cannot select.

@@ -9,12 +9,15 @@
 using namespace mlir;
 using namespace tlc::tile;
 
-/// f32 -> bf16 with round-to-nearest-even, in integer operations. CPUs
-/// without native bf16 would otherwise need compiler-rt's __truncsfbf2
-/// (missing from g++'s libgcc), and upstream's expansion selects on bf16
-/// vectors, which LLVM legalizes through that same call.
-static Value truncF32ToBF16(OpBuilder &b, Location loc, Value v,
-                            llvm::function_ref<Type(Type)> retype) {
+/// CPUs without native bf16 would otherwise need compiler-rt's
+/// __truncsfbf2 (missing from g++'s libgcc), and upstream's expansion
+/// selects on bf16 vectors, which LLVM legalizes through that same call.
+Value tlc::tile::roundF32ToBF16(OpBuilder &b, Location loc, Value v) {
+  auto retype = [&](Type elem) -> Type {
+    if (auto vt = llvm::dyn_cast<VectorType>(v.getType()))
+      return VectorType::get(vt.getShape(), elem);
+    return elem;
+  };
   Type i32 = retype(b.getI32Type()), i16 = retype(b.getI16Type());
   auto c32 = [&](int64_t x) -> Value {
     return arith::ConstantOp::create(b, loc, i32,
@@ -90,8 +93,6 @@ Value tlc::tile::castElements(OpBuilder &b, Location loc, Value v, Type to,
     }
     if (ff.getWidth() < tf.getWidth())
       return arith::ExtFOp::create(b, loc, retype(to), v);
-    if (to.isBF16())
-      return truncF32ToBF16(b, loc, v, retype);
     return arith::TruncFOp::create(b, loc, retype(to), v);
   }
   if (ff)

@@ -10,12 +10,20 @@
 namespace tlc::tile {
 
 /// Converts a scalar or a vector of numbers to element type `to`: index,
-/// signless integers, floats (f16 <-> bf16 through f32) and i1 as bool
+/// signless integers, floats (f16 <-> bf16 through f32; f32 -> bf16 is an
+/// arith.truncf, which targets without a native conversion expand with
+/// tile-expand-bf16-truncf) and i1 as bool
 /// (non-zero is true). `srcUnsigned` / `dstUnsigned` say whether integer
 /// bits are read / produced as unsigned (u8); i1 is always unsigned.
 mlir::Value castElements(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
                          mlir::Type to, bool srcUnsigned = false,
                          bool dstUnsigned = false);
+
+/// f32 (scalar or vector) -> bf16 with round-to-nearest-even in integer
+/// operations (NaNs stay NaNs), for targets without a native conversion
+/// (tile-expand-bf16-truncf).
+mlir::Value roundF32ToBF16(mlir::OpBuilder &b, mlir::Location loc,
+                           mlir::Value v);
 
 /// The scalar side of a reduction kind, shared by every target's lowering:
 /// the identity, the per-element preparation (abs for absmax) and the

@@ -37,6 +37,30 @@ def TileSpecializeDims : Pass<"tile-specialize-dims", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::memref::MemRefDialect"];
 }
 
+def TileExpandBF16Truncf : Pass<"tile-expand-bf16-truncf"> {
+  let summary = "Round f32 -> bf16 truncations with integer operations";
+  let description = [{
+    Every `arith.truncf` from f32 (scalar or vector) to bf16 becomes
+    round-to-nearest-even in integer operations: a NaN gets its quiet bit,
+    then `(bits + 0x7fff + ((bits >> 16) & 1)) >> 16`. For targets without a
+    native conversion: the CPU (where LLVM would call compiler-rt's
+    `__truncsfbf2`, missing from libgcc), AMD GPUs and NVIDIA GPUs before
+    sm_80. sm_80 and newer keep the truncation (one `cvt.rn.bf16.f32`).
+
+    Before:
+    ```mlir
+    %h = arith.truncf %x : f32 to bf16
+    ```
+    After (abridged):
+    ```mlir
+    %bits = arith.bitcast %x : f32 to i32
+    ...
+    %h = arith.bitcast %narrow : i16 to bf16
+    ```
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect"];
+}
+
 def TileInferLayouts : Pass<"tile-infer-layouts", "mlir::ModuleOp"> {
   let summary = "Give every fragment a thread layout (#tile.layout)";
   let description = [{
