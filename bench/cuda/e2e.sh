@@ -60,6 +60,8 @@ CONFIGS=(
   "linear_bf16_wg2|linear.tl|T=bf16 BM=128 BN=256 BK=64 Stages=4 Threads=256"
   "gemm_f16_wg2|gemm.tl|T=f16 BM=128 BN=256 BK=64 Stages=4 Threads=256"
   "linear_f16_wg2|linear.tl|T=f16 BM=128 BN=256 BK=64 Stages=4 Threads=256"
+  "linear_bf16_m64|linear.tl|T=bf16 BM=64 BN=64 BK=128 Stages=4 Threads=128"
+  "gemm_bf16_m64|gemm.tl|T=bf16 BM=64 BN=64 BK=128 Stages=4 Threads=128"
   "softmax_f32|softmax.tl|T=f32 BM=16"
   "softmax_bf16|softmax.tl|T=bf16 BM=16"
   "rmsnorm_f32|rmsnorm.tl|T=f32"
