@@ -295,7 +295,6 @@ void KernelLowering::lowerCopy(tile::CopyOp op) {
     dist = writerOf(dst);
   }
   Type dstElem = llvm::cast<MemRefType>(dst.getType()).getElementType();
-  Type srcElem = llvm::cast<MemRefType>(src.getType()).getElementType();
   if (dist.kind == Distribution::Owned &&
       succeeded(
           lowerFragmentVectorCopy(op, *dist.layout, dist.firstReplicaOnly)))
