@@ -1,16 +1,60 @@
 //===- Diagnostics.cpp - Clang-style diagnostics for .tl sources ----------===//
 #include "tlc/Frontend/Diagnostics.h"
 
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace tlc;
+
+/// Control bytes (but tabs, which the caret printer expands) read `?`: one
+/// byte for one, so columns and carets stay where they were.
+static std::string displayText(llvm::StringRef text) {
+  std::string copy = text.str();
+  for (char &c : copy) {
+    unsigned char u = static_cast<unsigned char>(c);
+    if ((u < 0x20 && c != '\t' && c != '\n' && c != '\r') || u == 0x7f)
+      c = '?';
+  }
+  return copy;
+}
+
+llvm::SMLoc DiagnosticEngine::display(llvm::SMLoc loc) {
+  unsigned id = loc.isValid() ? srcMgr.FindBufferContainingLoc(loc) : 0;
+  if (!id)
+    return loc;
+  auto [it, inserted] = displayBuffer.try_emplace(id, 0);
+  const llvm::MemoryBuffer *buffer = srcMgr.getMemoryBuffer(id);
+  if (inserted)
+    it->second = displayMgr.AddNewSourceBuffer(
+        llvm::MemoryBuffer::getMemBufferCopy(displayText(buffer->getBuffer()),
+                                             buffer->getBufferIdentifier()),
+        display(srcMgr.getParentIncludeLoc(id)));
+  const char *start = displayMgr.getMemoryBuffer(it->second)->getBufferStart();
+  return llvm::SMLoc::getFromPointer(
+      start + (loc.getPointer() - buffer->getBufferStart()));
+}
+
+llvm::SourceMgr &DiagnosticEngine::displaySourceMgr() {
+  for (unsigned id = 1; id <= srcMgr.getNumBuffers(); ++id)
+    display(llvm::SMLoc::getFromPointer(
+        srcMgr.getMemoryBuffer(id)->getBufferStart()));
+  return displayMgr;
+}
+
+void DiagnosticEngine::print(llvm::SMLoc loc, llvm::SourceMgr::DiagKind kind,
+                             const llvm::Twine &msg,
+                             llvm::ArrayRef<llvm::SMRange> ranges) {
+  llvm::SmallVector<llvm::SMRange, 1> moved;
+  for (llvm::SMRange r : ranges)
+    moved.push_back({display(r.Start), display(r.End)});
+  displayMgr.PrintMessage(display(loc), kind, msg, moved);
+}
 
 void DiagnosticEngine::error(llvm::SMLoc loc, const llvm::Twine &msg,
                              llvm::ArrayRef<llvm::SMRange> ranges) {
   if (numErrors >= errorLimit) {
     if (!limitReported)
-      srcMgr.PrintMessage(loc, llvm::SourceMgr::DK_Note,
-                          "too many errors; stopping here");
+      print(loc, llvm::SourceMgr::DK_Note, "too many errors; stopping here");
     limitReported = true;
     ++numErrors;
     return;
@@ -23,7 +67,7 @@ void DiagnosticEngine::error(llvm::SMLoc loc, const llvm::Twine &msg,
     if (r.isValid() &&
         srcMgr.FindLineNumber(r.Start) == srcMgr.FindLineNumber(r.End))
       printable.push_back(r);
-  srcMgr.PrintMessage(loc, llvm::SourceMgr::DK_Error, msg, printable);
+  print(loc, llvm::SourceMgr::DK_Error, msg, printable);
   if (numErrors == errorLimit && !limitReported) {
     llvm::errs() << "note: too many errors (limit " << errorLimit
                  << "); stopping here\n";
@@ -36,11 +80,11 @@ void DiagnosticEngine::warning(llvm::SMLoc loc, const llvm::Twine &msg) {
     llvm::errs() << "tlc: warning: " << msg << "\n";
     return;
   }
-  srcMgr.PrintMessage(loc, llvm::SourceMgr::DK_Warning, msg);
+  print(loc, llvm::SourceMgr::DK_Warning, msg);
 }
 
 void DiagnosticEngine::note(llvm::SMLoc loc, const llvm::Twine &msg) {
   if (numErrors > errorLimit)
     return;
-  srcMgr.PrintMessage(loc, llvm::SourceMgr::DK_Note, msg);
+  print(loc, llvm::SourceMgr::DK_Note, msg);
 }

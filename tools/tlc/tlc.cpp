@@ -487,7 +487,8 @@ int compile(const Options &opts) {
   mlir::MLIRContext context(registry);
   context.loadAllAvailableDialects();
   // Errors from passes print like the frontend's: file:line:col + caret.
-  mlir::SourceMgrDiagnosticHandler mlirDiagnostics(srcMgr, &context);
+  mlir::SourceMgrDiagnosticHandler mlirDiagnostics(diags.displaySourceMgr(),
+                                                   &context);
   context.printOpOnDiagnostic(false); // the source line says where
   mlir::OwningOpRef<mlir::ModuleOp> module =
       generateTileIR(context, sema, srcMgr);

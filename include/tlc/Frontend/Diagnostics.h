@@ -2,7 +2,9 @@
 //
 // Errors print as `file:line:col: error: message`, the source line and a
 // caret, through llvm::SourceMgr. The engine counts errors so the driver can
-// report several in one run and still exit non-zero.
+// report several in one run and still exit non-zero. Source lines are shown
+// from a display copy of each buffer whose control bytes read `?`, so a
+// diagnostic never sends a source file's escape sequences to the terminal.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TLC_FRONTEND_DIAGNOSTICS_H
@@ -11,6 +13,8 @@
 #include "llvm/ADT/Twine.h"
 #include "llvm/Support/SMLoc.h"
 #include "llvm/Support/SourceMgr.h"
+
+#include "llvm/ADT/DenseMap.h"
 
 #include <limits>
 
@@ -38,9 +42,19 @@ public:
   bool tooManyErrors() const { return numErrors >= errorLimit; }
 
   llvm::SourceMgr &getSourceMgr() { return srcMgr; }
+  /// The display copies of every buffer loaded so far, with the same names
+  /// (for printers that find lines by file name: MLIR's diagnostics).
+  llvm::SourceMgr &displaySourceMgr();
 
 private:
+  /// `loc` (and a range) moved into the display copy of its buffer.
+  llvm::SMLoc display(llvm::SMLoc loc);
+  void print(llvm::SMLoc loc, llvm::SourceMgr::DiagKind kind,
+             const llvm::Twine &msg, llvm::ArrayRef<llvm::SMRange> ranges = {});
+
   llvm::SourceMgr &srcMgr;
+  llvm::SourceMgr displayMgr;
+  llvm::DenseMap<unsigned, unsigned> displayBuffer; ///< srcMgr id -> copy
   unsigned numErrors = 0;
   unsigned errorLimit = 20;
   bool limitReported = false;
