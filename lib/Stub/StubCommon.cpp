@@ -467,7 +467,6 @@ void StubBuilder::emitArgumentChecks(llvm::raw_ostream &os) {
        << ", " << t.rank() << ", \"" << t.str()
        << "\");\n    if (!tlc_status.ok())\n      return tlc_status;\n";
   }
-
   // Symbolic dimensions: bound by their first use (or fixed by -D).
   for (const SignatureDim &d : k.symDims) {
     if (d.uses.empty())
@@ -510,6 +509,20 @@ void StubBuilder::emitArgumentChecks(llvm::raw_ostream &os) {
          << "      return tlc::runtime::dimMismatch(" << q << ", \""
          << k.args[i].name << "\", " << d << ", " << a << ", \""
          << staticDimText(i, d, t.shape[d].size) << "\");\n";
+    }
+  }
+  // Outputs against every other tensor (each pair of outputs once), once
+  // the shapes are known to be right.
+  for (unsigned i = 0; i < k.args.size(); ++i) {
+    if (!isTensor(i) || access(i) == ArgAccess::In)
+      continue;
+    for (unsigned j = 0; j < k.args.size(); ++j) {
+      if (j == i || !isTensor(j) || (access(j) != ArgAccess::In && j > i))
+        continue;
+      os << "    tlc_status = tlc::runtime::checkNoOverlap(" << q << ", \""
+         << k.args[i].name << "\", " << argNames[i] << ", \"" << k.args[j].name
+         << "\", " << argNames[j]
+         << ");\n    if (!tlc_status.ok())\n      return tlc_status;\n";
     }
   }
 }

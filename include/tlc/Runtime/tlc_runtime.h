@@ -393,6 +393,61 @@ inline Status checkTensor(const char *kernel, const char *name,
   return Status{};
 }
 
+/// The bytes [first, end) between a checked, non-empty tensor's lowest and
+/// highest element, and whether every byte in between belongs to an element
+/// (a dense tensor).
+struct ByteSpan {
+  uintptr_t first = 0, end = 0;
+  bool dense = false;
+};
+inline ByteSpan byteSpan(const TensorView &t) {
+  // checkTensor has bounded the reaches; the element count may still
+  // overflow (stride-0 broadcasts), and then the tensor is not dense.
+  int64_t size = elementSize(t.dtype), low = 0, high = 0, elements = 1;
+  bool overflow = false;
+  for (int32_t d = 0; d < t.rank; ++d) {
+    int64_t reach = (t.shape[d] - 1) * t.strides[d];
+    (reach < 0 ? low : high) += reach;
+    overflow |= __builtin_mul_overflow(elements, t.shape[d], &elements);
+  }
+  uintptr_t base = reinterpret_cast<uintptr_t>(t.data);
+  ByteSpan span{base + static_cast<uintptr_t>(low * size),
+                base + static_cast<uintptr_t>((high + 1) * size), false};
+  int64_t bytes = 0;
+  span.dense = !overflow && !__builtin_mul_overflow(elements, size, &bytes) &&
+               static_cast<int64_t>(span.end - span.first) == bytes;
+  return span;
+}
+
+/// Rejects an output that certainly shares memory with another tensor
+/// argument (the blocks run in parallel): the same data pointer, or the
+/// lowest element of one inside the span of the other when that one is
+/// dense. Interleaved strided views that may or may not share elements are
+/// let through (telling would cost more than the launch).
+inline Status checkNoOverlap(const char *kernel, const char *outName,
+                             const TensorView &out, const char *otherName,
+                             const TensorView &other) {
+  auto empty = [](const TensorView &t) {
+    for (int32_t d = 0; d < t.rank; ++d)
+      if (t.shape[d] == 0)
+        return true;
+    return false;
+  };
+  if (empty(out) || empty(other))
+    return Status{};
+  ByteSpan a = byteSpan(out), b = byteSpan(other);
+  auto inside = [](uintptr_t p, const ByteSpan &s) {
+    return p >= s.first && p < s.end;
+  };
+  if (out.data == other.data || (a.dense && inside(b.first, a)) ||
+      (b.dense && inside(a.first, b)))
+    return invalidArgument(std::string(kernel) + ": " + outName + " overlaps " +
+                           otherName +
+                           " in memory; outputs must not overlap other "
+                           "tensor arguments (the blocks run in parallel)");
+  return Status{};
+}
+
 /// "gemm: B.shape[0] is 300 but K = 256 (from A.shape[1])"
 inline Status dimMismatch(const char *kernel, const char *name, int dim,
                           int64_t actual, const std::string &expected) {

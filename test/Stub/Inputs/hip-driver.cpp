@@ -35,9 +35,14 @@ int main() {
     std::printf("cxx: %d %s\n", st.code, st.message.c_str());
   }
   // A grid HIP cannot launch (x * threads >= 2^32): refused before any HIP
-  // call. No element is touched, so the wide view needs no memory.
+  // call. No element is touched, so the wide views need no memory (the
+  // output right behind the input: outputs must not overlap inputs).
   tlc::TensorView wide = tlc::makeTensor(x, TLC_F32, {4, int64_t(1) << 40});
-  st = tlc::kernels::scale_rows(wide, S, wide, 1.0f);
+  tlc::TensorView wideOut =
+      tlc::makeTensor(reinterpret_cast<float *>(reinterpret_cast<uintptr_t>(x) +
+                                                (uintptr_t(1) << 44)),
+                      TLC_F32, {4, int64_t(1) << 40});
+  st = tlc::kernels::scale_rows(wide, S, wideOut, 1.0f);
   std::printf("huge: %d %s\n", st.code, st.message.c_str());
   // Another device gets its own module.
   setDevice(1);

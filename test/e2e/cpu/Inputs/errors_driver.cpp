@@ -92,6 +92,28 @@ int main() {
     ++failures;
   }
 
+  // Outputs that certainly share memory with another tensor are refused
+  // (same pointer, or one's first element inside the other's dense span);
+  // row-interleaved views that do not share elements run.
+  std::vector<float> pool(256, 1.0f);
+  launch("overlap-same", tlc::makeTensor(pool.data(), TLC_F32, {M, K}), b,
+         tlc::makeTensor(pool.data(), TLC_F32, {M, N}));
+  launch("overlap-inside", tlc::makeTensor(pool.data(), TLC_F32, {M, K}), b,
+         tlc::makeTensor(pool.data() + 3, TLC_F32, {M, N}));
+  launch("overlap-B", a, tlc::makeTensor(pool.data() + 64, TLC_F32, {K, N}),
+         tlc::makeTensor(pool.data() + 60, TLC_F32, {M, N}));
+  s = tlc::kernels::gemm(
+      tlc::makeTensor(pool.data(), TLC_F32, {M, K}, {16, 1}), b,
+      tlc::makeTensor(pool.data() + 8, TLC_F32, {M, N}, {16, 1}));
+  report("interleaved-rows", s);
+  for (int64_t i = 0; i < M; ++i)
+    for (int64_t j = 0; j < N; ++j)
+      if (pool[i * 16 + 8 + j] != float(K)) {
+        std::printf("FAIL interleaved-rows: C[%lld, %lld] = %g\n", (long long)i,
+                    (long long)j, pool[i * 16 + 8 + j]);
+        ++failures;
+      }
+
   // The C entry point: NULL tensors, message truncation, NULL buffer.
   char error[256];
   int rc = tlc_gemm(nullptr, &b, &c, nullptr, error, sizeof error);
