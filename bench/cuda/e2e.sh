@@ -21,10 +21,12 @@
 # linked -Bsymbolic), dumps SASS and resource usage of the embedded binaries
 # when cuobjdump is there, runs harness.py (checks against torch, timings
 # against cuBLAS / SDPA / torch ops and the copy bandwidth) and then the
-# small sizes again under `compute-sanitizer --tool memcheck`. ARGS go to
+# small sizes again under each compute-sanitizer tool (memcheck, racecheck,
+# initcheck, synccheck; E2E_SANITIZER_TOOLS picks others). ARGS go to
 # harness.py (--only REGEX, --small, --budget S, ...). Results: $OUT/results.md
 # (table, resources, sanitizer verdict), $OUT/results.json, $OUT/harness.log,
-# $OUT/sanitizer-{memcheck,racecheck}.log, $OUT/build.log; without $OUT, gen-e2e/out/.
+# $OUT/sanitizer-{memcheck,racecheck,initcheck,synccheck}.log, $OUT/build.log;
+# without $OUT, gen-e2e/out/.
 # Exit status: non-zero when a check failed, a configuration is missing or
 # did not build, or the sanitizer reported errors.
 #
@@ -40,8 +42,8 @@
 #                              script: every launch then fails at run time)
 #   E2E_STRICT=1               exit 1 when any configuration failed
 # Environment (run):
-#   CXX=g++, E2E_JOBS (parallel builds), E2E_SANITIZER=0 (skip the memcheck
-#   pass), E2E_TIMEOUT=360 / E2E_SANITIZER_TIMEOUT=150 (seconds). The whole run
+#   CXX=g++, E2E_JOBS (parallel builds), E2E_SANITIZER=0 (skip the sanitizer
+#   passes), E2E_TIMEOUT=360 / E2E_SANITIZER_TIMEOUT=150 (seconds). The whole run
 #   normally takes a few minutes; give the device tool timeout_s=600.
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -326,7 +328,7 @@ run() {
   fi
   [ "$hrc" = 0 ] || status=1
 
-  for tool in ${E2E_SANITIZER_TOOLS:-memcheck racecheck}; do
+  for tool in ${E2E_SANITIZER_TOOLS:-memcheck racecheck initcheck synccheck}; do
   if [ "${E2E_SANITIZER:-1}" != 0 ]; then
     echo "== compute-sanitizer $tool (small sizes)"
     local san verdict
