@@ -140,6 +140,8 @@ struct Sema::Impl {
   KernelInfo *kernel = nullptr;
   FnInstance *fnInstance = nullptr;
   const ParallelStmt *parallel = nullptr;
+  /// Copies of the current body that the enclosing unrolled loops make.
+  int64_t unrolledCopies = 1;
   const Stmt *lastFnStmt = nullptr; // the only place a return may be
   size_t parallelScopeDepth = 0;
 

@@ -154,6 +154,7 @@ void Sema::Impl::checkFor(ForStmt *s) {
     diags.error(s->args[2]->range, "loop step must be positive");
     ok = false;
   }
+  int64_t unroll = 1; // copies of the body this loop makes
   for (KeywordArg &kw : s->kwargs) {
     StringRef expected =
         s->loopKind == LoopKind::Pipelined ? "stages" : "unroll";
@@ -168,6 +169,8 @@ void Sema::Impl::checkFor(ForStmt *s) {
     // code size finite (pipelines are capped at 8 stages by the GPU
     // lowering; their buffers already bound them).
     constexpr int64_t kMaxUnroll = 256;
+    // Nested unrolls multiply: the innermost body's copies are bounded too.
+    constexpr int64_t kMaxUnrolledCopies = 4096;
     if (v && *v < 1) {
       diags.error(kw.value->range, "'" + kw.name + "' must be at least 1");
       ok = false;
@@ -177,6 +180,18 @@ void Sema::Impl::checkFor(ForStmt *s) {
                                        std::to_string(kMaxUnroll) +
                                        " (the body is copied that many times)");
       ok = false;
+    } else if (v && kw.name == "unroll" &&
+               unrolledCopies * *v > kMaxUnrolledCopies) {
+      diags.error(kw.value->range, "'unroll' is " + std::to_string(*v) +
+                                       " inside loops unrolled " +
+                                       std::to_string(unrolledCopies) +
+                                       " times: the body would be copied " +
+                                       std::to_string(unrolledCopies * *v) +
+                                       " times; at most " +
+                                       std::to_string(kMaxUnrolledCopies));
+      ok = false;
+    } else if (v && kw.name == "unroll") {
+      unroll = *v;
     }
   }
   if (s->loopKind == LoopKind::Pipelined && parallel) {
@@ -186,7 +201,10 @@ void Sema::Impl::checkFor(ForStmt *s) {
   (void)ok;
   pushScope();
   s->symbol = declare(SymbolKind::LoopVar, s->var, s->varRange, Type::intTy());
+  int64_t outerCopies = unrolledCopies;
+  unrolledCopies *= unroll;
   checkBlock(s->body.get());
+  unrolledCopies = outerCopies;
   popScope();
 }
 
