@@ -334,6 +334,14 @@ inline Status invalidArgument(std::string message) {
   return Status{TLC_ERR_INVALID_ARGUMENT, std::move(message)};
 }
 
+/// Whether a tensor has no elements (some size is 0).
+inline bool isEmpty(const TensorView &t) {
+  for (int32_t d = 0; d < t.rank; ++d)
+    if (t.shape[d] == 0)
+      return true;
+  return false;
+}
+
 /// Checks one tensor argument against the kernel's dtype and rank: a valid
 /// dtype and rank, sizes >= 0, data non-null (unless the tensor is empty) and
 /// aligned to the element size, innermost stride 1 (unless that size is <= 1).
@@ -351,14 +359,12 @@ inline Status checkTensor(const char *kernel, const char *name,
   if (t.rank != rank)
     return invalidArgument(at + " has rank " + std::to_string(t.rank) +
                            " but the kernel expects " + type);
-  bool empty = false;
-  for (int32_t d = 0; d < rank; ++d) {
+  for (int32_t d = 0; d < rank; ++d)
     if (t.shape[d] < 0)
       return invalidArgument(at + ".shape[" + std::to_string(d) + "] is " +
                              std::to_string(t.shape[d]) +
                              "; sizes must be >= 0");
-    empty |= t.shape[d] == 0;
-  }
+  bool empty = isEmpty(t);
   if (!t.data && !empty)
     return invalidArgument(at + ".data is NULL");
   int64_t size = elementSize(dtype);
@@ -427,13 +433,7 @@ inline ByteSpan byteSpan(const TensorView &t) {
 inline Status checkNoOverlap(const char *kernel, const char *outName,
                              const TensorView &out, const char *otherName,
                              const TensorView &other) {
-  auto empty = [](const TensorView &t) {
-    for (int32_t d = 0; d < t.rank; ++d)
-      if (t.shape[d] == 0)
-        return true;
-    return false;
-  };
-  if (empty(out) || empty(other))
+  if (isEmpty(out) || isEmpty(other))
     return Status{};
   ByteSpan a = byteSpan(out), b = byteSpan(other);
   auto inside = [](uintptr_t p, const ByteSpan &s) {

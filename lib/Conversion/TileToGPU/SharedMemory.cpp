@@ -40,21 +40,15 @@ void gpu_lowering::swizzleMmaOperands(Operation *func,
   if (!kinds)
     return;
   func->walk([&](tile::GemmOp gemm) {
-    std::optional<tile::FragmentLayout> layout = tile::getLayout(gemm.getC());
-    if (!layout)
+    const tile::MmaKind *kind = tile::accumulatorKind(gemm, *kinds);
+    if (!kind)
       return;
-    auto shape = gemm.getC().getType().getShape();
-    for (const tile::MmaKind *kind : *kinds) {
-      if (!tile::matchMmaAccumulator(*kind, *layout, shape[0], shape[1]))
-        continue;
-      for (Value operand : {gemm.getA(), gemm.getB()})
-        if (int64_t swizzle = kind->operandSwizzle(gemm, operand))
-          operand.getDefiningOp()->setAttr(
-              tile::attr::kSwizzle,
-              IntegerAttr::get(IntegerType::get(func->getContext(), 64),
-                               swizzle));
-      return;
-    }
+    for (Value operand : {gemm.getA(), gemm.getB()})
+      if (int64_t swizzle = kind->operandSwizzle(gemm, operand))
+        operand.getDefiningOp()->setAttr(
+            tile::attr::kSwizzle,
+            IntegerAttr::get(IntegerType::get(func->getContext(), 64),
+                             swizzle));
   });
 }
 

@@ -310,21 +310,13 @@ public:
   /// A gemm whose accumulator has the wgmma layout, with swizzled operand
   /// tiles (what tile-plan-shared-memory gives such gemms).
   bool mmaIsAsync(tile::GemmOp op) const override {
-    std::optional<tile::FragmentLayout> layout = tile::getLayout(op.getC());
-    if (!layout)
-      return false;
-    auto shape = op.getC().getType().getShape();
-    for (const tile::MmaKind *kind : kinds) {
-      if (!tile::matchMmaAccumulator(*kind, *layout, shape[0], shape[1]))
-        continue;
-      auto swizzled = [](Value v) {
-        Operation *def = v.getDefiningOp();
-        return def && def->hasAttr(tile::attr::kSwizzle);
-      };
-      return kind->name() == nvidia::kWgmmaKind && swizzled(op.getA()) &&
-             swizzled(op.getB());
-    }
-    return false;
+    const tile::MmaKind *kind = tile::accumulatorKind(op, kinds);
+    auto swizzled = [](Value v) {
+      Operation *def = v.getDefiningOp();
+      return def && def->hasAttr(tile::attr::kSwizzle);
+    };
+    return kind && kind->name() == nvidia::kWgmmaKind && swizzled(op.getA()) &&
+           swizzled(op.getB());
   }
   void mmaWait(OpBuilder &b, Location loc, int64_t pending) const override {
     NVVM::WgmmaWaitGroupSyncOp::create(b, loc, pending);

@@ -138,7 +138,7 @@ LogicalResult nvidia::lowerWgmma(KernelLowering &k, tile::GemmOp op,
   auto cShape = memrefType(op.getC()).getShape();
   int64_t M = cShape[0], N = cShape[1];
   bool transA = op.getTransposeA(), transB = op.getTransposeB();
-  auto aShape = memrefType(A).getShape(), bShape = memrefType(B).getShape();
+  auto aShape = memrefType(A).getShape();
   int64_t K = transA ? aShape[0] : aShape[1];
   auto grid = tile::matchMmaAccumulator(kind, cf->layout, M, N);
   int64_t swizzleA = k.swizzleOf(A), swizzleB = k.swizzleOf(B);

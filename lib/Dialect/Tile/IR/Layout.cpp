@@ -440,6 +440,18 @@ std::optional<MmaPlan> tlc::tile::planMma(GemmOp op, int64_t threads,
   return best;
 }
 
+const MmaKind *
+tlc::tile::accumulatorKind(GemmOp op, llvm::ArrayRef<const MmaKind *> kinds) {
+  std::optional<FragmentLayout> layout = getLayout(op.getC());
+  if (!layout)
+    return nullptr;
+  auto shape = op.getC().getType().getShape();
+  for (const MmaKind *kind : kinds)
+    if (matchMmaAccumulator(*kind, *layout, shape[0], shape[1]))
+      return kind;
+  return nullptr;
+}
+
 std::optional<std::pair<int64_t, int64_t>> tlc::tile::matchMmaAccumulator(
     const MmaKind &kind, const FragmentLayout &layout, int64_t m, int64_t n) {
   int64_t warp = kind.warpSize(), tm = kind.tileM(), tn = kind.tileN();

@@ -186,6 +186,11 @@ std::optional<std::pair<int64_t, int64_t>>
 matchMmaAccumulator(const MmaKind &kind, const FragmentLayout &layout,
                     int64_t m, int64_t n);
 
+/// The first of `kinds` whose accumulator layout `op`'s C (a fragment with
+/// a layout) has, or null: the kind the gemm was planned on.
+const MmaKind *accumulatorKind(GemmOp op,
+                               llvm::ArrayRef<const MmaKind *> kinds);
+
 class ParallelOp;
 
 /// The dimensions of a `tile.parallel` iteration space that `indices` are,
