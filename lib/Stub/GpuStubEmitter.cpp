@@ -17,6 +17,8 @@
 
 #include "llvm/Support/raw_ostream.h"
 
+#include <map>
+
 using namespace tlc;
 using namespace tlc::stub;
 using llvm::StringRef;
@@ -155,12 +157,14 @@ private:
     // Kernel parameters: one variable per tensor pointer and size/stride
     // array (the innermost stride is passed as 1, like on the CPU).
     std::vector<std::string> params;
+    std::map<unsigned, unsigned> argOfParam; // tensor data parameters
     for (unsigned i = 0; i < k.args.size(); ++i) {
       const std::string &a = argNames[i];
       if (!isTensor(i)) {
         params.push_back("&" + a);
         continue;
       }
+      argOfParam[params.size()] = i;
       unsigned rank = k.args[i].type.rank();
       os << "    void *tlc_data_" << a << " = " << a << ".data;\n";
       os << "    int64_t tlc_dims_" << a << "[" << 2 * rank << "] = {";
@@ -184,9 +188,61 @@ private:
     os << "    static tlc::" << runtime.cxxNamespace << "::Kernel tlc_kernel("
        << binaryVar() << ", " << binarySizeVar() << ", \"" << info.entryName
        << "\", " << info.dynamicSharedBytes << ");\n";
-    os << "    return tlc_kernel.launch(" << quotedName()
+    if (!info.tensorMaps.empty() &&
+        !emitTensorCopyLaunch(os, params, argOfParam))
+      return;
+    os << "    return "
+       << (info.tensorMaps.empty() ? "tlc_kernel" : "tlc_fallback")
+       << ".launch(" << quotedName() << ", tlc_gx, tlc_gy, tlc_gz, "
+       << info.threads << ", options.stream, tlc_params);\n";
+  }
+
+  /// A kernel with tensor copies: its entry with the tensor maps appended
+  /// to the parameters when every tensor suits the tensor-copy unit; the
+  /// fallback entry (the statements after these) otherwise.
+  bool emitTensorCopyLaunch(llvm::raw_ostream &os,
+                            const std::vector<std::string> &params,
+                            const std::map<unsigned, unsigned> &argOfParam) {
+    std::string ns = runtime.cxxNamespace.str();
+    os << "    static tlc::" << ns << "::Kernel tlc_fallback(" << binaryVar()
+       << ", " << binarySizeVar() << ", \"" << info.fallbackEntry << "\", "
+       << info.fallbackSharedBytes << ");\n";
+    os << "    static tlc::" << ns << "::TensorMapCache tlc_map_cache["
+       << info.tensorMaps.size() << "];\n";
+    std::string condition = "!tlc::" + ns + "::tensorCopiesDisabled()";
+    for (size_t m = 0; m < info.tensorMaps.size(); ++m) {
+      const TensorMapParam &map = info.tensorMaps[m];
+      auto arg = argOfParam.find(map.param);
+      if (arg == argOfParam.end() ||
+          map.box.size() != k.args[arg->second].type.rank()) {
+        os << "#error \"tlc: tensor map " << m
+           << " does not describe a tensor argument\"\n";
+        return false;
+      }
+      std::string var = "tlc_map_" + std::to_string(m);
+      os << "    tlc::" << ns << "::TensorMap " << var << ";\n";
+      os << "    const uint32_t " << var << "_box[] = {";
+      for (size_t d = 0; d < map.box.size(); ++d)
+        os << (d ? ", " : "") << map.box[d];
+      os << "};\n";
+      condition += " &&\n        tlc_map_cache[" + std::to_string(m) +
+                   "].get(" + argNames[arg->second] + ", " +
+                   std::to_string(byteSize(k.args[arg->second].type.dtype)) +
+                   ", " + var + "_box, " + std::to_string(map.swizzle) + ", " +
+                   var + ")";
+    }
+    os << "    if (" << condition << ") {\n";
+    os << "      void *tlc_tensor_copy_params[] = {";
+    for (const std::string &p : params)
+      os << p << ", ";
+    for (size_t m = 0; m < info.tensorMaps.size(); ++m)
+      os << (m ? ", " : "") << "&tlc_map_" << m;
+    os << "};\n";
+    os << "      return tlc_kernel.launch(" << quotedName()
        << ", tlc_gx, tlc_gy, tlc_gz, " << info.threads
-       << ", options.stream, tlc_params);\n";
+       << ", options.stream, tlc_tensor_copy_params);\n";
+    os << "    }\n";
+    return true;
   }
 };
 

@@ -4,20 +4,29 @@
 // count the same bytes) keeps the operand tiles of a wgmma gemm swizzled
 // (tile.swizzle: the widest of 128, 64, 32 bytes that divides a row),
 // unpadded, at 1024-byte aligned offsets, with 1024 bytes of slack for
-// aligning the base at run time.
+// aligning the base at run time. The copies become TMA copies
+// (tile.tensor_copy) with one 8-byte copy barrier per stage behind the tiles
+// (tile.copy_barriers on the loop).
 
 // As 128 x 64 bf16 (rows of 128 bytes) and Bs 64 x 128 (256 bytes: two
-// 128-byte atoms), 16384 bytes each x 3 buffers: 0 and 49152, 98304 + 1024.
+// 128-byte atoms), 16384 bytes each x 3 buffers: 0 and 49152, 98304 + 1024,
+// then 3 barriers.
 // CHECK-LABEL: gpu.func @tlc_gemm
-// CHECK-SAME: tile.shared_bytes = 99328 : i64
+// CHECK-SAME: tile.shared_bytes = 99352 : i64
 // CHECK: tile.alloc {tile.buffers = 3 : i64, tile.shared_offset = 0 : i64, tile.swizzle = 128 : i64} : memref<128x64xbf16
 // CHECK: tile.alloc {tile.buffers = 3 : i64, tile.shared_offset = 49152 : i64, tile.swizzle = 128 : i64} : memref<64x128xbf16
+// CHECK: tile.copy {{.*}} {tile.async, tile.tensor_copy}
+// CHECK: tile.copy {{.*}} {tile.async, tile.tensor_copy}
+// CHECK: tile.copy_barriers = 99328 : i64
 // sm_80 has no wgmma: padded rows (144 and 272 bytes), no swizzle.
 // SM80-LABEL: gpu.func @tlc_gemm
 // SM80-SAME: tile.shared_bytes = 107520 : i64
 // SM80-NOT: tile.swizzle
 // SM80: tile.alloc {tile.buffers = 3 : i64, tile.shared_offset = 0 : i64} : memref<128x64xbf16
 // SM80: tile.alloc {tile.buffers = 3 : i64, tile.shared_offset = 55296 : i64} : memref<64x128xbf16
+// SM80-NOT: tile.tensor_copy
+// SM80-NOT: tile.copy_barriers
+// SM80: return
 func.func @gemm(%A: memref<?x?xbf16, strided<[?, 1], offset: ?>>, %B: memref<?x?xbf16, strided<[?, 1], offset: ?>>, %n: index)
     attributes {tile.kernel, tile.threads = 128 : i64} {
   %c0 = arith.constant 0 : index

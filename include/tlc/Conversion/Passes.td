@@ -170,6 +170,35 @@ def TilePlanSharedMemory : Pass<"tile-plan-shared-memory", "mlir::ModuleOp"> {
   }];
 }
 
+def TileGPUTensorCopyFallback
+    : Pass<"tile-gpu-tensor-copy-fallback", "mlir::ModuleOp"> {
+  let summary = "Add a variant without tensor copies of each kernel that has them";
+  let description = [{
+    Tensor copies (`tile.tensor_copy`, chosen by tile-plan-pipelines; NVIDIA's
+    TMA) need tensors the copy unit accepts (on NVIDIA: 16-byte aligned data
+    and strides); the launch stub checks that at run time. For every kernel
+    `tlc_NAME` with tensor copies this pass adds `tlc_NAME$fallback`, the
+    same kernel with those copies left to the ordinary asynchronous copies,
+    and records its name in `tile.fallback` on the original; the stub
+    launches it when a tensor breaks the rules (or when told to).
+  }];
+  let dependentDialects = ["mlir::gpu::GPUDialect"];
+}
+
+def TileNVVMTensorMapParams
+    : Pass<"tile-nvvm-tensor-map-params", "mlir::ModuleOp"> {
+  let summary = "Pass a kernel's tensor maps by value as __grid_constant__";
+  let description = [{
+    After the lowering to the LLVM dialect: the trailing parameters of a
+    kernel with `tile.tensor_maps` are TMA tensor maps. Each becomes a
+    64-byte aligned 128-byte parameter passed by value (`llvm.byval`) and
+    marked `nvvm.grid_constant`, so the kernel reads the map in parameter
+    space, where cp.async.bulk.tensor may use it, and the host passes the
+    128 bytes the driver encoded as the launch argument.
+  }];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect"];
+}
+
 def TileGPUEliminateBarriers
     : Pass<"tile-gpu-eliminate-barriers", "mlir::ModuleOp"> {
   let summary = "Remove barriers that order no shared-memory accesses";

@@ -21,6 +21,8 @@
 #include <dlfcn.h>
 
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <mutex>
 #include <string>
@@ -71,6 +73,13 @@ using PFN_cuLaunchKernel = CUresult (*)(
     unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY,
     unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream stream,
     void **kernelParams, void **extra);
+/// cuTensorMapEncodeTiled with cuda.h's enums as int (the values tlc uses
+/// are below).
+using PFN_cuTensorMapEncodeTiled = CUresult (*)(
+    void *tensorMap, int dataType, uint32_t rank, void *globalAddress,
+    const uint64_t *globalDim, const uint64_t *globalStrides,
+    const uint32_t *boxDim, const uint32_t *elementStrides, int interleave,
+    int swizzle, int l2Promotion, int oobFill);
 using PFN_cuGetErrorName = CUresult (*)(CUresult error, const char **name);
 using PFN_cuGetErrorString = CUresult (*)(CUresult error, const char **text);
 
@@ -96,6 +105,8 @@ struct Driver {
   PFN_cuLaunchKernel cuLaunchKernel = nullptr;
   PFN_cuGetErrorName cuGetErrorName = nullptr;
   PFN_cuGetErrorString cuGetErrorString = nullptr;
+  // CUDA 12.0+; optional (kernels with tensor copies fall back without it).
+  PFN_cuTensorMapEncodeTiled cuTensorMapEncodeTiled = nullptr;
 
   /// "CUDA_ERROR_NO_DEVICE (no CUDA-capable device is detected)".
   std::string describe(CUresult r) const {
@@ -144,6 +155,8 @@ inline Driver loadDriver() noexcept {
     resolve(d, d.cuLaunchKernel, "cuLaunchKernel");
     d.cuCtxGetId =
         reinterpret_cast<PFN_cuCtxGetId>(dlsym(d.library, "cuCtxGetId"));
+    d.cuTensorMapEncodeTiled = reinterpret_cast<PFN_cuTensorMapEncodeTiled>(
+        dlsym(d.library, "cuTensorMapEncodeTiled"));
     if (!d.error.empty())
       return d;
     CUresult r = d.cuInit(0);
@@ -187,6 +200,120 @@ inline Status currentContext(const char *kernel, CUcontext &ctx) {
     return error(kernel, "cuCtxSetCurrent failed: " + d.describe(r));
   return Status{};
 }
+
+/// Whether the environment variable `name` is set to something other than
+/// "" or "0" (read once per name by the caller).
+inline bool envFlag(const char *name) {
+  const char *v = std::getenv(name);
+  return v && *v && std::string(v) != "0";
+}
+
+/// TLC_CUDA_TRACE=1: every launch says on stderr which entry it runs.
+inline bool traceLaunches() {
+  static const bool on = envFlag("TLC_CUDA_TRACE");
+  return on;
+}
+
+/// TLC_CUDA_NO_TENSOR_COPY=1: kernels with tensor copies (TMA) always run
+/// their fallback entry (for testing it and for comparisons).
+inline bool tensorCopiesDisabled() {
+  static const bool off = envFlag("TLC_CUDA_NO_TENSOR_COPY");
+  return off;
+}
+
+//===--- Tensor maps (TMA descriptors) ------------------------------------===//
+
+/// cuda.h's CUtensorMap: 128 opaque bytes, passed by value to the kernel.
+struct alignas(64) TensorMap {
+  unsigned char bytes[128];
+};
+
+/// The tensor map of one tensor argument of a kernel with tensor copies,
+/// cached for the last (data, shape, strides) it was built for: a kernel
+/// launched again on the same tensors (the usual case) encodes nothing.
+class TensorMapCache {
+public:
+  /// Writes to `out` the map of `t` (elements of `elementBytes`) for boxes
+  /// of `box` (t.rank entries, outermost first) landing in shared tiles
+  /// swizzled by `swizzle` bytes. False when the tensor breaks the rules
+  /// of the tensor-copy unit (data or a stride not 16-byte aligned, an
+  /// extent beyond 2^31 - 1, a stride beyond 2^40 bytes) or the driver
+  /// cannot encode it: the caller launches the fallback entry.
+  bool get(const TensorView &t, int64_t elementBytes, const uint32_t *box,
+           int64_t swizzle, TensorMap &out) {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (!(valid && same(t))) {
+      key = t;
+      valid = true;
+      usable = encode(t, elementBytes, box, swizzle);
+    }
+    if (usable)
+      out = map;
+    return usable;
+  }
+
+private:
+  std::mutex mutex; // guards the rest
+  bool valid = false, usable = false;
+  TensorView key{};
+  TensorMap map{};
+
+  bool same(const TensorView &t) const {
+    if (t.data != key.data || t.rank != key.rank)
+      return false;
+    for (int32_t d = 0; d < t.rank; ++d)
+      if (t.shape[d] != key.shape[d] || t.strides[d] != key.strides[d])
+        return false;
+    return true;
+  }
+
+  bool encode(const TensorView &t, int64_t elementBytes, const uint32_t *box,
+              int64_t swizzle) {
+    const Driver &d = driver();
+    int32_t rank = t.rank;
+    if (!d.cuTensorMapEncodeTiled || rank < 1 || rank > 5 ||
+        reinterpret_cast<uintptr_t>(t.data) % 16 != 0)
+      return false;
+    // The map lists dimensions innermost first; strides (in bytes) of all
+    // but the innermost, which is contiguous.
+    uint64_t dims[5], strides[4];
+    uint32_t boxDims[5], elementStrides[5];
+    for (int32_t i = 0; i < rank; ++i) {
+      int32_t dim = rank - 1 - i;
+      if (t.shape[dim] < 1 || t.shape[dim] > 0x7fffffff)
+        return false;
+      dims[i] = static_cast<uint64_t>(t.shape[dim]);
+      boxDims[i] = box[dim];
+      elementStrides[i] = 1;
+      if (i == 0)
+        continue;
+      int64_t stride = t.strides[dim];
+      if (stride < 1 || stride > (int64_t(1) << 40) / elementBytes ||
+          (stride * elementBytes) % 16 != 0)
+        return false;
+      strides[i - 1] = static_cast<uint64_t>(stride * elementBytes);
+    }
+    if (t.strides[rank - 1] != 1)
+      return false;
+    // Data types by size (the unit copies bits); zeros outside the tensor.
+    int dataType = elementBytes == 1   ? 0 // UINT8
+                   : elementBytes == 2 ? 1 // UINT16
+                   : elementBytes == 4 ? 2 // UINT32
+                   : elementBytes == 8 ? 4 // UINT64
+                                       : -1;
+    int swizzleMode = swizzle == 32    ? 1
+                      : swizzle == 64  ? 2
+                      : swizzle == 128 ? 3
+                                       : 0;
+    if (dataType < 0)
+      return false;
+    const int kInterleaveNone = 0, kL2Promotion128B = 2, kOobFillZero = 0;
+    return d.cuTensorMapEncodeTiled(
+               &map, dataType, static_cast<uint32_t>(rank), t.data, dims,
+               strides, boxDims, elementStrides, kInterleaveNone, swizzleMode,
+               kL2Promotion128B, kOobFillZero) == CUDA_SUCCESS;
+  }
+};
 
 /// One kernel of an embedded binary: its module is loaded lazily, once per
 /// context, and the function looked up there. Thread-safe; a stub keeps one
@@ -268,6 +395,8 @@ public:
     Status status = function(kernel, fn);
     if (!status.ok())
       return status;
+    if (traceLaunches())
+      std::fprintf(stderr, "tlc: %s: launching %s\n", kernel, entry);
     const Driver &d = driver();
     CUresult r = d.cuLaunchKernel(
         fn, static_cast<unsigned>(gx), static_cast<unsigned>(gy),

@@ -99,6 +99,16 @@ struct KernelSignature {
   static std::optional<KernelSignature> fromAttr(mlir::DictionaryAttr attr);
 };
 
+/// A tensor map (a descriptor of a tensor for a GPU's tensor-copy unit) that
+/// a compiled GPU kernel takes as a trailing parameter: of the tensor whose
+/// data pointer is kernel parameter `param`, for boxes of `box` elements
+/// (outermost dimension first) landing in tiles swizzled by `swizzle` bytes.
+struct TensorMapParam {
+  unsigned param = 0;
+  std::vector<int64_t> box;
+  int64_t swizzle = 0;
+};
+
 /// The signatures on the kernels of `module` (attribute tile.signature), in
 /// order; nullopt (and an error on the op) when one is malformed.
 std::optional<std::vector<KernelSignature>>

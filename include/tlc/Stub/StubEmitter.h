@@ -46,6 +46,13 @@ struct GpuKernelInfo {
   /// AMDGPU code object or offload bundle). Empty when no binary exists: the
   /// stub then fails every launch with "kernel binary not available".
   std::vector<uint8_t> binary;
+  /// Kernels with tensor copies (CUDA): the tensor maps the entry takes
+  /// after its ABI parameters, and the entry of the twin without tensor
+  /// copies (same ABI, no maps) with its dynamic shared memory, launched
+  /// when a tensor does not suit the tensor-copy unit. Empty otherwise.
+  std::vector<TensorMapParam> tensorMaps;
+  std::string fallbackEntry;
+  int64_t fallbackSharedBytes = 0;
 };
 
 /// Generates the CUDA launch stub: NAME.h with the same C++/C API as the CPU

@@ -58,6 +58,10 @@ struct CompiledModule {
   std::string bytes;
   /// Dynamic shared memory per kernel entry (tlc_NAME) on GPU targets.
   llvm::StringMap<int64_t> sharedBytes;
+  /// Kernels with tensor copies: the entry of their twin without them
+  /// (tile.fallback) and the tensor maps they take (tile.tensor_maps).
+  llvm::StringMap<std::string> fallbacks;
+  llvm::StringMap<std::vector<TensorMapParam>> tensorMaps;
 };
 
 /// A failed compile. `diagnosed`: the errors were reported (located, through

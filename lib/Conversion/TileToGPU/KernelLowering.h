@@ -154,7 +154,7 @@ llvm::SmallVector<PipelinedLoop> plannedPipelines(mlir::Operation *func);
 /// [S, ...] buffers in shared memory.
 void pipelineLoop(const PipelinedLoop &p,
                   const llvm::DenseMap<mlir::Value, mlir::Value> &buffers,
-                  const GPUTargetInfo &target);
+                  KernelLowering &k);
 
 /// The rewrite patterns that lower the tile ops of `k`'s kernel.
 void populateTileToGPUPatterns(mlir::RewritePatternSet &patterns,

@@ -12,6 +12,10 @@
 // then synchronizes again and issues). Copies become asynchronous during
 // lowering (tile.async on the tile.copy clones), with the target's
 // asynchronous copies (GPUTargetInfo::asyncCopy, asyncCommit, asyncWait).
+// Producers marked tile.tensor_copy are issued here, by one thread, on the
+// target's tensor-copy unit: each stage has a copy barrier that completes
+// when the stage's bytes have landed, and iteration k waits for phase
+// k / S of its stage's barrier.
 //
 //===----------------------------------------------------------------------===//
 #include "KernelLowering.h"
@@ -139,7 +143,8 @@ static SmallVector<tile::GemmOp> asyncMmaGemms(scf::ForOp loop,
 
 void gpu_lowering::pipelineLoop(const PipelinedLoop &p,
                                 const llvm::DenseMap<Value, Value> &buffers,
-                                const GPUTargetInfo &target) {
+                                KernelLowering &k) {
+  const GPUTargetInfo &target = k.target;
   scf::ForOp loop = p.loop;
   Location loc = loop.getLoc();
   int64_t stages = p.stages;
@@ -153,15 +158,71 @@ void gpu_lowering::pipelineLoop(const PipelinedLoop &p,
   // (Before the uses of the tiles become buffer views.)
   SmallVector<tile::GemmOp> asyncGemms = asyncMmaGemms(loop, target);
 
+  SmallVector<tile::CopyOp> tensorCopies, asyncCopies;
+  for (tile::CopyOp copy : p.producers)
+    (copy->hasAttr(tile::attr::kTensorCopy) ? tensorCopies : asyncCopies)
+        .push_back(copy);
+  // Tensor copies: the bytes one stage receives, and its barrier's address.
+  int64_t stageBytes = 0;
+  for (tile::CopyOp copy : tensorCopies) {
+    MemRefType type = memrefType(copy.getDest());
+    stageBytes += type.getNumElements() * type.getElementTypeBitWidth() / 8;
+  }
+  Value barriers;
+  if (!tensorCopies.empty()) {
+    auto offset = loop->getAttrOfType<IntegerAttr>(tile::attr::kCopyBarriers);
+    assert(offset &&
+           "tensor copies without barriers (tile-plan-shared-memory)");
+    barriers = arith::AddIOp::create(
+        b, loc,
+        memref::ExtractAlignedPointerAsIndexOp::create(b, loc, k.sharedBase),
+        c(b, offset.getInt()));
+  }
+  auto barrierOf = [&](OpBuilder &b, Value stage) -> Value {
+    return arith::AddIOp::create(
+        b, loc, barriers,
+        arith::MulIOp::create(b, loc, stage,
+                              c(b, GPUTargetInfo::kCopyBarrierBytes)));
+  };
+  // Code that thread 0 alone runs.
+  auto inThreadZero = [&](OpBuilder &b,
+                          llvm::function_ref<void(OpBuilder &)> body) {
+    Value first =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, k.tid, c(b, 0));
+    auto ifOp = scf::IfOp::create(b, loc, first, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+    body(b);
+  };
+
   // Issues the producer copies of the iteration at `at` into buffer `stage`.
   auto issue = [&](OpBuilder &b, Value at, Value stage) {
-    for (tile::CopyOp copy : p.producers) {
-      IRMapping map;
+    // The window origin of `copy` at iteration `at`.
+    auto origin = [&](OpBuilder &b, tile::CopyOp copy, IRMapping &map) {
       map.map(iv, at);
       llvm::SetVector<Operation *> slice;
       collectSlice(loop, copy.getSourceIndices(), slice);
       for (Operation *op : slice)
         b.clone(*op, map);
+      SmallVector<Value> index;
+      for (Value v : copy.getSourceIndices())
+        index.push_back(map.lookupOrDefault(v));
+      return index;
+    };
+    if (!tensorCopies.empty())
+      inThreadZero(b, [&](OpBuilder &b) {
+        Value barrier = barrierOf(b, stage);
+        target.expectCopyBytes(b, loc, barrier, stageBytes);
+        for (tile::CopyOp copy : tensorCopies) {
+          IRMapping map;
+          SmallVector<Value> index = origin(b, copy, map);
+          Value dst = stageView(b, loc, buffers.lookup(copy.getDest()), stage);
+          target.tensorCopy(k, b, loc, copy, index, dst, barrier);
+        }
+      });
+    for (tile::CopyOp copy : asyncCopies) {
+      IRMapping map;
+      origin(b, copy, map);
       map.map(copy.getDest(),
               stageView(b, loc, buffers.lookup(copy.getDest()), stage));
       auto clone = llvm::cast<tile::CopyOp>(b.clone(*copy, map));
@@ -177,12 +238,23 @@ void gpu_lowering::pipelineLoop(const PipelinedLoop &p,
     issue(b, at, stage);
   };
 
+  if (!tensorCopies.empty()) {
+    inThreadZero(b, [&](OpBuilder &b) {
+      SmallVector<Value> all;
+      for (int64_t s = 0; s < stages; ++s)
+        all.push_back(barrierOf(b, c(b, s)));
+      target.initCopyBarriers(b, loc, all);
+    });
+    gpu::BarrierOp::create(b, loc);
+  }
+
   // Prologue: iterations 0 .. S-2, one commit group each (maybe empty).
   for (int64_t s = 0; s + 1 < stages; ++s) {
     Value at = arith::AddIOp::create(
         b, loc, lb, arith::MulIOp::create(b, loc, step, c(b, s)));
     issueIfInRange(b, at, c(b, s));
-    target.asyncCommit(b, loc);
+    if (!asyncCopies.empty())
+      target.asyncCommit(b, loc);
   }
 
   // (Nothing runs yet; but ptxas serializes all wgmma when the moves that
@@ -203,7 +275,13 @@ void gpu_lowering::pipelineLoop(const PipelinedLoop &p,
              loop->isProperAncestor(use.getOwner());
     });
   }
-  target.asyncWait(b, loc, stages - 2);
+  if (!tensorCopies.empty()) {
+    Value parity = arith::RemSIOp::create(
+        b, loc, arith::DivSIOp::create(b, loc, it, c(b, stages)), c(b, 2));
+    target.waitCopyBarrier(b, loc, barrierOf(b, stage), parity);
+  }
+  if (!asyncCopies.empty())
+    target.asyncWait(b, loc, stages - 2);
   gpu::BarrierOp::create(b, loc);
   Value ahead = arith::AddIOp::create(
       b, loc, iv, arith::MulIOp::create(b, loc, step, c(b, stages - 1)));
@@ -220,7 +298,8 @@ void gpu_lowering::pipelineLoop(const PipelinedLoop &p,
     gpu::BarrierOp::create(b, loc);
   }
   issueIfInRange(b, ahead, aheadStage);
-  target.asyncCommit(b, loc);
+  if (!asyncCopies.empty())
+    target.asyncCommit(b, loc);
   for (tile::CopyOp copy : p.producers)
     copy.erase();
 
@@ -229,6 +308,7 @@ void gpu_lowering::pipelineLoop(const PipelinedLoop &p,
   b.setInsertionPointAfter(loop);
   if (!asyncGemms.empty())
     target.mmaWait(b, loc, 0);
-  target.asyncWait(b, loc, 0);
+  if (!asyncCopies.empty())
+    target.asyncWait(b, loc, 0);
   gpu::BarrierOp::create(b, loc);
 }

@@ -1,7 +1,8 @@
 //===- PlanPipelines.cpp - tile-plan-pipelines: what pipelined loops overlap
 //===//
 //
-// Marks the producer copies of each `pipelined` loop (tile.async) and the
+// Marks the producer copies of each `pipelined` loop (tile.async; also
+// tile.tensor_copy where the target's tensor-copy unit can run them) and the
 // stages the loop keeps (tile.pipeline_stages), fewer when the buffers would
 // not fit in shared memory. convert-tile-to-gpu builds the pipelines.
 //
@@ -31,23 +32,43 @@ struct TilePlanPipelines
     tile::TargetAttr target = tile::getTarget(getOperation());
     if (!target || !target.getAsyncCopy())
       return; // pipelined loops stay plain loops
+    std::unique_ptr<GPUTargetInfo> info = createGPUTargetInfo(target);
     getOperation().walk([&](gpu::GPUFuncOp func) {
       if (!func->hasAttr(tile::attr::kThreads))
         return;
       swizzleMmaOperands(func, target);
-      plan(func, target.getMaxSharedBytes());
+      plan(func, target.getMaxSharedBytes(), info.get());
     });
   }
 
-  void plan(gpu::GPUFuncOp func, int64_t maxSharedBytes) {
+  /// Whether the target's tensor-copy unit can run producer `copy`.
+  static bool tensorCopies(tile::CopyOp copy, const GPUTargetInfo *info) {
+    if (!info)
+      return false;
+    auto swizzle = copy.getDest().getDefiningOp()->getAttrOfType<IntegerAttr>(
+        tile::attr::kSwizzle);
+    return info->canTensorCopy(copy, swizzle ? swizzle.getInt() : 0);
+  }
+
+  void plan(gpu::GPUFuncOp func, int64_t maxSharedBytes,
+            const GPUTargetInfo *info) {
     SmallVector<PipelinedLoop> pipelined = findPipelinedLoops(func);
     Block &entry = func.getBody().front();
+    // Tiles, and the copy barriers of loops with tensor copies.
     auto footprint = [&]() {
       llvm::DenseMap<Value, int64_t> stagesOf;
-      for (const PipelinedLoop &p : pipelined)
+      int64_t barrierBytes = 0;
+      for (const PipelinedLoop &p : pipelined) {
         for (tile::CopyOp copy : p.producers)
           stagesOf[copy.getDest()] = p.stages;
-      return planSharedMemory(entry, stagesOf).bytes;
+        if (llvm::any_of(p.producers, [&](tile::CopyOp copy) {
+              return tensorCopies(copy, info);
+            }))
+          barrierBytes += p.stages * GPUTargetInfo::kCopyBarrierBytes;
+      }
+      return llvm::alignTo(planSharedMemory(entry, stagesOf).bytes,
+                           GPUTargetInfo::kCopyBarrierBytes) +
+             barrierBytes;
     };
     // The bytes of one buffer of each producer tile of `p`.
     auto bufferBytes = [](const PipelinedLoop &p) {
@@ -80,8 +101,11 @@ struct TilePlanPipelines
     for (const PipelinedLoop &p : pipelined) {
       p.loop->setAttr(tile::attr::kPipelineStages,
                       b.getI64IntegerAttr(p.stages));
-      for (tile::CopyOp copy : p.producers)
+      for (tile::CopyOp copy : p.producers) {
         copy->setAttr(tile::attr::kAsync, b.getUnitAttr());
+        if (tensorCopies(copy, info))
+          copy->setAttr(tile::attr::kTensorCopy, b.getUnitAttr());
+      }
     }
   }
 };

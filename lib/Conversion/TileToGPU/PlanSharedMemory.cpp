@@ -1,7 +1,8 @@
 //===- PlanSharedMemory.cpp - tile-plan-shared-memory: tile offsets -------===//
 //
 // Records where each shared tile of a GPU kernel lives in the block's
-// dynamic shared memory (SharedMemory.cpp has the placement rule).
+// dynamic shared memory (SharedMemory.cpp has the placement rule), and the
+// copy barriers of pipelines with tensor copies (behind the tiles).
 //
 //===----------------------------------------------------------------------===//
 #include "KernelLowering.h"
@@ -32,7 +33,8 @@ struct TilePlanSharedMemory
       swizzleMmaOperands(func, tile::getTarget(getOperation()));
       // Multi-buffered tiles: the stages of the pipeline that fills them.
       llvm::DenseMap<Value, int64_t> stagesOf;
-      for (const PipelinedLoop &p : plannedPipelines(func))
+      SmallVector<PipelinedLoop> pipelines = plannedPipelines(func);
+      for (const PipelinedLoop &p : pipelines)
         for (tile::CopyOp copy : p.producers)
           stagesOf[copy.getDest()] = p.stages;
       SharedPlan plan = planSharedMemory(func.getBody().front(), stagesOf);
@@ -43,7 +45,17 @@ struct TilePlanSharedMemory
         if (int64_t stages = stagesOf.lookup(value))
           alloc->setAttr(tile::attr::kBuffers, b.getI64IntegerAttr(stages));
       }
-      func->setAttr(tile::attr::kSharedBytes, b.getI64IntegerAttr(plan.bytes));
+      int64_t bytes = plan.bytes;
+      for (const PipelinedLoop &p : pipelines) {
+        if (llvm::none_of(p.producers, [](tile::CopyOp copy) {
+              return copy->hasAttr(tile::attr::kTensorCopy);
+            }))
+          continue;
+        bytes = llvm::alignTo(bytes, GPUTargetInfo::kCopyBarrierBytes);
+        p.loop->setAttr(tile::attr::kCopyBarriers, b.getI64IntegerAttr(bytes));
+        bytes += p.stages * GPUTargetInfo::kCopyBarrierBytes;
+      }
+      func->setAttr(tile::attr::kSharedBytes, b.getI64IntegerAttr(bytes));
     });
   }
 };

@@ -52,6 +52,34 @@ public:
   virtual void asyncWait(mlir::OpBuilder &b, mlir::Location loc,
                          int64_t pending) const;
 
+  /// Tensor copies: a unit that moves a whole tile from global into shared
+  /// memory by itself (NVIDIA's TMA), completing on a copy barrier in shared
+  /// memory. Barriers are given as byte addresses in shared memory (index),
+  /// kCopyBarrierBytes each. Whether the unit can run `copy` (a pipeline's
+  /// producer; its destination swizzled by `swizzle` bytes, 0 if not).
+  static constexpr int64_t kCopyBarrierBytes = 8;
+  virtual bool canTensorCopy(tile::CopyOp copy, int64_t swizzle) const {
+    return false;
+  }
+  /// One thread: initializes `barriers` (one arrival completes a phase).
+  /// The block synchronizes before using them.
+  virtual void initCopyBarriers(mlir::OpBuilder &b, mlir::Location loc,
+                                mlir::ValueRange barriers) const {}
+  /// One thread: arrives on `barrier`, whose phase then completes when
+  /// `bytes` more bytes of tensor copies have landed.
+  virtual void expectCopyBytes(mlir::OpBuilder &b, mlir::Location loc,
+                               mlir::Value barrier, int64_t bytes) const {}
+  /// One thread: starts copying the window of `copy` at `srcIndex` into
+  /// `dst` (a buffer of its destination), completing on `barrier`.
+  virtual void tensorCopy(KernelLowering &k, mlir::OpBuilder &b,
+                          mlir::Location loc, tile::CopyOp copy,
+                          mlir::ValueRange srcIndex, mlir::Value dst,
+                          mlir::Value barrier) const {}
+  /// Every thread: waits until the phase of `barrier` with parity `parity`
+  /// (index, 0 or 1) has completed; the copies' data is then visible.
+  virtual void waitCopyBarrier(mlir::OpBuilder &b, mlir::Location loc,
+                               mlir::Value barrier, mlir::Value parity) const {}
+
   /// Orders this thread's earlier writes to shared memory before reads of
   /// swizzled operand tiles by the matrix instructions (which may read
   /// through another memory proxy); the barrier that follows makes them

@@ -179,7 +179,7 @@ struct ConvertTileToGPU
     }
 
     for (const PipelinedLoop &p : pipelined)
-      pipelineLoop(p, buffers, *target);
+      pipelineLoop(p, buffers, k);
     for (auto &[value, view] : buffers)
       value.getDefiningOp()->erase();
 

@@ -177,6 +177,7 @@ public:
         "reconcile-unrealized-casts";
     if (mlir::failed(mlir::parsePassPipeline(upstream, pm, llvm::errs())))
       llvm::report_fatal_error("tlc: bad built-in CUDA pass pipeline");
+    pm.addPass(createTileNVVMTensorMapParams());
     if (options.debugInfo &&
         mlir::failed(mlir::parsePassPipeline(
             // Walks the kernels inside the gpu.module too. Directives only:

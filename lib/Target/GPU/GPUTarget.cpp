@@ -89,6 +89,7 @@ bool GPUTarget::buildGPUPipeline(mlir::OpPassManager &pm) const {
   buildTilePipeline(pm);
   pm.addPass(createTileGPUKernelABI());
   pm.addPass(createTilePlanPipelines());
+  pm.addPass(createTileGPUTensorCopyFallback());
   pm.addPass(createTilePlanSharedMemory());
   pm.addPass(createConvertTileToGPU());
   pm.addPass(createTileGPUEliminateBarriers());
@@ -105,6 +106,12 @@ void GPUTarget::emitStub(const KernelSignature &kernel,
   GpuKernelInfo info{
       kernel, entry, kernel.threads, compiled.sharedBytes.lookup(entry),
       std::vector<uint8_t>(compiled.bytes.begin(), compiled.bytes.end())};
+  auto fallback = compiled.fallbacks.find(entry);
+  if (fallback != compiled.fallbacks.end()) {
+    info.tensorMaps = compiled.tensorMaps.lookup(entry);
+    info.fallbackEntry = fallback->second;
+    info.fallbackSharedBytes = compiled.sharedBytes.lookup(fallback->second);
+  }
   StubFiles files = emitGpuStub(info, headerName);
   header = std::move(files.header);
   source = std::move(files.source);
@@ -116,6 +123,23 @@ void GPUTarget::collectLaunchFacts(mlir::ModuleOp lowered,
     if (auto bytes =
             func->getAttrOfType<mlir::IntegerAttr>(tile::attr::kSharedBytes))
       compiled.sharedBytes[func.getName()] = bytes.getInt();
+    if (auto fallback =
+            func->getAttrOfType<mlir::StringAttr>(tile::attr::kFallback))
+      compiled.fallbacks[func.getName()] = fallback.getValue().str();
+    auto maps = func->getAttrOfType<mlir::ArrayAttr>(tile::attr::kTensorMaps);
+    if (!maps)
+      return;
+    std::vector<TensorMapParam> &params = compiled.tensorMaps[func.getName()];
+    for (mlir::Attribute a : maps) {
+      auto entry = llvm::cast<mlir::DictionaryAttr>(a);
+      TensorMapParam map;
+      map.param = entry.getAs<mlir::IntegerAttr>("param").getInt();
+      llvm::ArrayRef<int64_t> box =
+          entry.getAs<mlir::DenseI64ArrayAttr>("box").asArrayRef();
+      map.box.assign(box.begin(), box.end());
+      map.swizzle = entry.getAs<mlir::IntegerAttr>("swizzle").getInt();
+      params.push_back(std::move(map));
+    }
   });
 }
 

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "../KernelLowering.h"
+#include "TensorCopy.h"
 #include "Wgmma.h"
 
 #include "tlc/Dialect/Tile/IR/AttrNames.h"
@@ -298,6 +299,37 @@ public:
     // async one.
     if (hasWgmma())
       fenceSharedForMma(b, loc);
+  }
+
+  /// The XY of sm_XY[a] (0 if the arch is not of that form).
+  int64_t computeCapability() const {
+    int64_t version = 0;
+    llvm::StringRef arch = target.getArch();
+    if (arch.consume_front("sm_"))
+      arch.take_while(llvm::isDigit).getAsInteger(10, version);
+    return version;
+  }
+
+  // TMA (sm_90 and newer).
+  bool canTensorCopy(tile::CopyOp copy, int64_t swizzle) const override {
+    return computeCapability() >= 90 && nvidia::tensorCopySuits(copy, swizzle);
+  }
+  void initCopyBarriers(OpBuilder &b, Location loc,
+                        ValueRange barriers) const override {
+    nvidia::initBarriers(b, loc, barriers);
+  }
+  void expectCopyBytes(OpBuilder &b, Location loc, Value barrier,
+                       int64_t bytes) const override {
+    nvidia::expectBytes(b, loc, barrier, bytes);
+  }
+  void tensorCopy(KernelLowering &k, OpBuilder &b, Location loc,
+                  tile::CopyOp copy, ValueRange srcIndex, Value dst,
+                  Value barrier) const override {
+    nvidia::emitTensorCopy(k, b, loc, copy, srcIndex, dst, barrier);
+  }
+  void waitCopyBarrier(OpBuilder &b, Location loc, Value barrier,
+                       Value parity) const override {
+    nvidia::waitBarrier(b, loc, barrier, parity);
   }
 
   void fenceSharedForMma(OpBuilder &b, Location loc) const override {

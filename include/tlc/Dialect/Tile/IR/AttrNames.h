@@ -71,6 +71,25 @@ constexpr llvm::StringLiteral kMmaInFlight = "tile.mma_in_flight";
 // On tile.copy.
 /// Unit: the copy is issued asynchronously by a pipelined loop.
 constexpr llvm::StringLiteral kAsync = "tile.async";
+/// Unit: a pipelined copy the target's tensor-copy unit runs (NVIDIA's TMA),
+/// completing on the loop's copy barriers (tile-plan-pipelines).
+constexpr llvm::StringLiteral kTensorCopy = "tile.tensor_copy";
+
+// On a pipelined scf.for.
+/// i64: byte offset in the block's dynamic shared memory of the loop's
+/// copy barriers, one per stage (tile-plan-shared-memory).
+constexpr llvm::StringLiteral kCopyBarriers = "tile.copy_barriers";
+
+// On GPU kernels with tensor copies.
+/// String: the entry of the same kernel without tensor copies (launched
+/// when a tensor breaks the tensor-copy unit's rules).
+constexpr llvm::StringLiteral kFallback = "tile.fallback";
+/// Array of dictionaries {param, box, swizzle}: the kernel's trailing
+/// parameters are tensor maps (descriptors the host builds), one per entry:
+/// of the tensor whose data pointer is parameter `param`, copied in boxes
+/// of `box` elements (outermost first) into tiles swizzled by `swizzle`
+/// bytes.
+constexpr llvm::StringLiteral kTensorMaps = "tile.tensor_maps";
 
 } // namespace tlc::tile::attr
 

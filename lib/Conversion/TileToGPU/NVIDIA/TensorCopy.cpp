@@ -1,0 +1,145 @@
+//===- TensorCopy.cpp - TMA copies and mbarriers on sm_90+ ----------------===//
+#include "TensorCopy.h"
+
+#include "tlc/Dialect/Tile/IR/AttrNames.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+
+using namespace mlir;
+using namespace tlc;
+using namespace tlc::gpu_lowering;
+
+/// The kernel argument (a tensor's data pointer) `memref` was rebuilt from
+/// by tile-gpu-kernel-abi, or null.
+static BlockArgument tensorArgument(Value memref) {
+  auto cast = memref.getDefiningOp<memref::ReinterpretCastOp>();
+  if (!cast)
+    return nullptr;
+  auto arg = llvm::dyn_cast<BlockArgument>(cast.getSource());
+  if (!arg || !llvm::isa<gpu::GPUFuncOp>(arg.getOwner()->getParentOp()))
+    return nullptr;
+  return arg;
+}
+
+bool nvidia::tensorCopySuits(tile::CopyOp copy, int64_t swizzle) {
+  auto srcType = memrefType(copy.getSource());
+  auto dstType = memrefType(copy.getDest());
+  if (!swizzle || !tensorArgument(copy.getSource()) ||
+      !copy.getDestIndices().empty() ||
+      copy.getSourceIndices().size() != size_t(srcType.getRank()) ||
+      srcType.getRank() < 2 || srcType.getRank() > 5 ||
+      dstType.getRank() != 2 ||
+      srcType.getElementType() != dstType.getElementType())
+    return false;
+  int64_t elemBytes = dstType.getElementTypeBitWidth() / 8;
+  int64_t rows = dstType.getShape()[0], cols = dstType.getShape()[1];
+  // Boxes have at most 256 elements a side; a box row is one atom.
+  return rows <= 256 && (cols * elemBytes) % swizzle == 0 &&
+         swizzle / elemBytes <= 256;
+}
+
+static Value sharedPointer(OpBuilder &b, Location loc, Value address) {
+  Value i64 = arith::IndexCastUIOp::create(b, loc, b.getI64Type(), address);
+  return LLVM::IntToPtrOp::create(
+      b, loc, LLVM::LLVMPointerType::get(b.getContext(), 3), i64);
+}
+
+static Value i32Const(OpBuilder &b, Location loc, int64_t v) {
+  return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(v));
+}
+
+void nvidia::initBarriers(OpBuilder &b, Location loc, ValueRange barriers) {
+  for (Value barrier : barriers)
+    NVVM::MBarrierInitOp::create(b, loc, sharedPointer(b, loc, barrier),
+                                 i32Const(b, loc, 1), /*predicate=*/Value());
+  // Makes the initialization visible to the tensor-copy unit.
+  NVVM::FenceMbarrierInitOp::create(b, loc);
+}
+
+void nvidia::expectBytes(OpBuilder &b, Location loc, Value barrier,
+                         int64_t bytes) {
+  NVVM::MBarrierArriveExpectTxOp::create(
+      b, loc, /*res=*/Type(), sharedPointer(b, loc, barrier),
+      i32Const(b, loc, bytes), NVVM::MemScopeKind::CTA, /*relaxed=*/false,
+      /*predicate=*/Value());
+}
+
+void nvidia::waitBarrier(OpBuilder &b, Location loc, Value barrier,
+                         Value parity) {
+  Value phase = arith::IndexCastUIOp::create(b, loc, b.getI32Type(), parity);
+  // The suspend-time hint (ns) of each try; the op loops until done.
+  NVVM::MBarrierTryWaitParityOp::create(b, loc, sharedPointer(b, loc, barrier),
+                                        phase, i32Const(b, loc, 10000000));
+}
+
+/// The kernel parameter holding the tensor map of `arg`'s tensor copied in
+/// boxes of `box` (outermost first) into tiles swizzled by `swizzle` bytes;
+/// added (with its tile.tensor_maps entry) when the kernel has none yet.
+static Value tensorMap(gpu::GPUFuncOp func, BlockArgument arg,
+                       ArrayRef<int64_t> box, int64_t swizzle) {
+  MLIRContext *ctx = func.getContext();
+  Builder b(ctx);
+  SmallVector<Attribute> maps;
+  if (auto existing = func->getAttrOfType<ArrayAttr>(tile::attr::kTensorMaps))
+    maps.assign(existing.begin(), existing.end());
+  auto entry = b.getDictionaryAttr(
+      {b.getNamedAttr("param", b.getI64IntegerAttr(arg.getArgNumber())),
+       b.getNamedAttr("box", b.getDenseI64ArrayAttr(box)),
+       b.getNamedAttr("swizzle", b.getI64IntegerAttr(swizzle))});
+  unsigned first = func.getNumArguments() - maps.size();
+  for (auto [i, map] : llvm::enumerate(maps))
+    if (map == entry)
+      return func.getArgument(first + i);
+  func.insertArgument(func.getNumArguments(), LLVM::LLVMPointerType::get(ctx),
+                      b.getDictionaryAttr({}), func.getLoc());
+  maps.push_back(entry);
+  func->setAttr(tile::attr::kTensorMaps, b.getArrayAttr(maps));
+  return func.getArgument(func.getNumArguments() - 1);
+}
+
+void nvidia::emitTensorCopy(KernelLowering &k, OpBuilder &b, Location loc,
+                            tile::CopyOp copy, ValueRange srcIndex, Value dst,
+                            Value barrier) {
+  auto dstType = memrefType(dst);
+  auto srcType = memrefType(copy.getSource());
+  int64_t rank = srcType.getRank();
+  int64_t elemBytes = dstType.getElementTypeBitWidth() / 8;
+  int64_t rows = dstType.getShape()[0], cols = dstType.getShape()[1];
+  int64_t swizzle = k.swizzleOf(dst);
+  int64_t atomCols = swizzle / elemBytes;
+  SmallVector<int64_t> box(rank, 1);
+  box[rank - 2] = rows;
+  box[rank - 1] = atomCols;
+  Value map = tensorMap(k.func, tensorArgument(copy.getSource()), box, swizzle);
+
+  auto c = [&](int64_t v) { return indexConst(b, loc, v); };
+  auto meta = memref::ExtractStridedMetadataOp::create(b, loc, dst);
+  Value start = arith::AddIOp::create(
+      b, loc, memref::ExtractAlignedPointerAsIndexOp::create(b, loc, dst),
+      arith::MulIOp::create(b, loc, meta.getOffset(), c(elemBytes)));
+  auto toI32 = [&](Value v) -> Value {
+    return arith::IndexCastOp::create(b, loc, b.getI32Type(), v);
+  };
+  // Coordinates innermost first.
+  SmallVector<Value> outer;
+  for (int64_t d = rank - 2; d >= 0; --d)
+    outer.push_back(toI32(srcIndex[d]));
+  Value mbar = sharedPointer(b, loc, barrier);
+  auto clusterPtr = LLVM::LLVMPointerType::get(b.getContext(), 7);
+  for (int64_t atom = 0; atom < cols / atomCols; ++atom) {
+    Value address =
+        arith::AddIOp::create(b, loc, start, c(atom * rows * swizzle));
+    Value to = LLVM::AddrSpaceCastOp::create(b, loc, clusterPtr,
+                                             sharedPointer(b, loc, address));
+    SmallVector<Value> coords = {toI32(
+        arith::AddIOp::create(b, loc, srcIndex[rank - 1], c(atom * atomCols)))};
+    coords.append(outer);
+    NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
+        b, loc, to, map, coords, mbar, /*im2colOffsets=*/ValueRange(),
+        /*multicastMask=*/Value(), /*l2CacheHint=*/Value(),
+        NVVM::TMALoadMode::TILE, /*isCTAOnly=*/false, /*group=*/nullptr,
+        /*predicate=*/Value());
+  }
+}

@@ -1,0 +1,35 @@
+//===- TensorCopy.h - TMA copies and mbarriers on sm_90+ --------*- C++ -*-===//
+//
+// The tensor-copy unit of Hopper (TMA): cp.async.bulk.tensor moves a box of
+// a tensor, described by a tensor map the host encodes, into shared memory
+// and completes on an mbarrier. Tensor maps are the kernel's trailing
+// parameters (tile.tensor_maps), passed by value as __grid_constant__.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TLC_CONVERSION_TILETOGPU_NVIDIA_TENSORCOPY_H
+#define TLC_CONVERSION_TILETOGPU_NVIDIA_TENSORCOPY_H
+
+#include "../KernelLowering.h"
+
+namespace tlc::gpu_lowering::nvidia {
+
+/// Whether TMA can copy `copy`'s window into its destination swizzled by
+/// `swizzle` bytes: a 2-D tile of at most 256 rows whose rows are whole
+/// swizzle atoms, from a kernel tensor argument of rank 2 to 5.
+bool tensorCopySuits(tile::CopyOp copy, int64_t swizzle);
+
+void initBarriers(mlir::OpBuilder &b, mlir::Location loc,
+                  mlir::ValueRange barriers);
+void expectBytes(mlir::OpBuilder &b, mlir::Location loc, mlir::Value barrier,
+                 int64_t bytes);
+void waitBarrier(mlir::OpBuilder &b, mlir::Location loc, mlir::Value barrier,
+                 mlir::Value parity);
+/// One TMA copy per swizzle atom (a box of the tile's rows by one atom's
+/// columns) into the atoms of `dst`, stacked along its rows.
+void emitTensorCopy(KernelLowering &k, mlir::OpBuilder &b, mlir::Location loc,
+                    tile::CopyOp copy, mlir::ValueRange srcIndex,
+                    mlir::Value dst, mlir::Value barrier);
+
+} // namespace tlc::gpu_lowering::nvidia
+
+#endif // TLC_CONVERSION_TILETOGPU_NVIDIA_TENSORCOPY_H

@@ -1,0 +1,57 @@
+//===- TensorCopyFallback.cpp - tile-gpu-tensor-copy-fallback -------------===//
+//
+// A kernel whose pipelines use the tensor-copy unit gets a twin that does
+// not: the stub launches the twin for tensors the unit cannot read.
+//
+//===----------------------------------------------------------------------===//
+#include "tlc/Conversion/Passes.h"
+#include "tlc/Dialect/Tile/IR/AttrNames.h"
+#include "tlc/Dialect/Tile/IR/TileOps.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+
+namespace tlc {
+#define GEN_PASS_DEF_TILEGPUTENSORCOPYFALLBACK
+#include "tlc/Conversion/Passes.h.inc"
+} // namespace tlc
+
+using namespace mlir;
+using namespace tlc;
+
+namespace {
+
+struct TileGPUTensorCopyFallback
+    : public tlc::impl::TileGPUTensorCopyFallbackBase<
+          TileGPUTensorCopyFallback> {
+  using Base::Base;
+
+  static bool hasTensorCopies(Operation *func) {
+    bool found = false;
+    func->walk([&](tile::CopyOp copy) {
+      found |= copy->hasAttr(tile::attr::kTensorCopy);
+    });
+    return found;
+  }
+
+  void runOnOperation() override {
+    SmallVector<gpu::GPUFuncOp> kernels;
+    getOperation().walk([&](gpu::GPUFuncOp func) {
+      if (func->hasAttr(tile::attr::kThreads) && hasTensorCopies(func))
+        kernels.push_back(func);
+    });
+    for (gpu::GPUFuncOp func : kernels) {
+      // '$' is valid in PTX names but not in a .tl identifier: no kernel
+      // can clash with the twin.
+      std::string name = (func.getName() + "$fallback").str();
+      OpBuilder b(func);
+      b.setInsertionPointAfter(func);
+      auto twin = llvm::cast<gpu::GPUFuncOp>(b.clone(*func));
+      twin.setName(name);
+      twin->walk(
+          [](tile::CopyOp copy) { copy->removeAttr(tile::attr::kTensorCopy); });
+      func->setAttr(tile::attr::kFallback, b.getStringAttr(name));
+    }
+  }
+};
+
+} // namespace
