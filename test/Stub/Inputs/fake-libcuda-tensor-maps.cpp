@@ -1,0 +1,80 @@
+// A stand-in libcuda.so.1 for kernels with tensor copies: prints every
+// cuTensorMapEncodeTiled call and, per launch, the entry and the tensor
+// maps passed after the ABI parameters (their first byte numbers the
+// encode that made them), so the stub's choice between the TMA entry and
+// its fallback can be tested without a GPU.
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+static void *current = nullptr;
+static int primary = 0;
+static int encodes = 0;
+
+extern "C" {
+int cuInit(unsigned) { return 0; }
+int cuGetErrorName(int, const char **s) {
+  *s = "CUDA_ERROR_UNKNOWN";
+  return 0;
+}
+int cuGetErrorString(int, const char **s) {
+  *s = "unknown error";
+  return 0;
+}
+int cuDeviceGet(int *d, int ordinal) {
+  *d = ordinal;
+  return 0;
+}
+int cuCtxGetCurrent(void **c) {
+  *c = current;
+  return 0;
+}
+int cuCtxSetCurrent(void *c) {
+  current = c;
+  return 0;
+}
+int cuDevicePrimaryCtxRetain(void **c, int) {
+  *c = &primary;
+  return 0;
+}
+int cuModuleLoadData(void **m, const void *) {
+  *m = reinterpret_cast<void *>(0x1000);
+  return 0;
+}
+int cuModuleGetFunction(void **f, void *, const char *name) {
+  *f = strdup(name);
+  return 0;
+}
+int cuFuncSetAttribute(void *, int, int) { return 0; }
+int cuTensorMapEncodeTiled(void *map, int type, uint32_t rank, void *,
+                           const uint64_t *dims, const uint64_t *strides,
+                           const uint32_t *box, const uint32_t *elementStrides,
+                           int interleave, int swizzle, int l2, int oob) {
+  std::printf("fake: encode type %d rank %u dims [%llu, %llu] stride %llu box "
+              "[%u, %u] element strides [%u, %u] interleave %d swizzle %d "
+              "l2 %d oob %d\n",
+              type, rank, (unsigned long long)dims[0],
+              (unsigned long long)dims[1], (unsigned long long)strides[0],
+              box[0], box[1], elementStrides[0], elementStrides[1], interleave,
+              swizzle, l2, oob);
+  if (getenv("FAKE_CUDA_ENCODE_FAIL"))
+    return 1;
+  std::memset(map, 0, 128);
+  static_cast<unsigned char *>(map)[0] = static_cast<unsigned char>(++encodes);
+  return 0;
+}
+int cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+                   unsigned, unsigned, unsigned shared, void *, void **p,
+                   void **) {
+  const char *name = static_cast<const char *>(f);
+  std::printf("fake: launch %s grid %u %u %u block %u shared %u", name, gx, gy,
+              gz, bx, shared);
+  // gemm's ABI: three rank-2 tensors, 5 parameters each; then the maps.
+  if (!std::strstr(name, "$fallback"))
+    std::printf(" maps %d %d", *static_cast<unsigned char *>(p[15]),
+                *static_cast<unsigned char *>(p[16]));
+  std::printf("\n");
+  return 0;
+}
+}

@@ -1,0 +1,26 @@
+// Calls the CUDA stub of examples/gemm.tl (bf16, sm_90a: TMA entry and its
+// fallback) on tensors that suit TMA and on tensors that do not; runs
+// without a GPU through fake-libcuda-tensor-maps.cpp.
+#include "gemm.h"
+
+#include <cstdint>
+#include <cstdio>
+
+alignas(64) static uint16_t a[256 * 136], b[136 * 512], c[256 * 512];
+
+static void run(const char *what, int64_t M, int64_t N, int64_t K,
+                int64_t lda) {
+  tlc::TensorView A = tlc::makeTensor(a, TLC_BF16, {M, K}, {lda, 1});
+  tlc::TensorView B = tlc::makeTensor(b, TLC_BF16, {K, N});
+  tlc::TensorView C = tlc::makeTensor(c, TLC_BF16, {M, N});
+  tlc::Status st = tlc::kernels::gemm(A, B, C);
+  std::printf("%s: %d %s\n", what, st.code, st.message.c_str());
+}
+
+int main() {
+  run("aligned", 256, 512, 128, 128);
+  run("again", 256, 512, 128, 128); // the cached maps
+  run("rows of 120 bytes", 256, 512, 60, 60);
+  run("aligned again", 256, 512, 128, 128);
+  return 0;
+}
