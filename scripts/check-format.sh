@@ -10,7 +10,7 @@ if ! command -v "$format" >/dev/null; then
   exit 2
 fi
 cd "$root"
-mapfile -t files < <(find include lib tools test examples bench \
+mapfile -t files < <(find include lib tools test examples bench fuzz \
   \( -name '*.cpp' -o -name '*.h' \) -not -path '*/gen-e2e/*' | sort)
 if [ "${1:-}" = "--fix" ]; then
   "$format" -i "${files[@]}"
