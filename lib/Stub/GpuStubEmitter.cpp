@@ -191,10 +191,11 @@ private:
     if (!info.tensorMaps.empty() &&
         !emitTensorCopyLaunch(os, params, argOfParam))
       return;
-    os << "    return "
-       << (info.tensorMaps.empty() ? "tlc_kernel" : "tlc_fallback")
+    bool tensorCopies = !info.tensorMaps.empty();
+    os << "    return " << (tensorCopies ? "tlc_fallback" : "tlc_kernel")
        << ".launch(" << quotedName() << ", tlc_gx, tlc_gy, tlc_gz, "
-       << info.threads << ", options.stream, tlc_params);\n";
+       << (tensorCopies ? info.fallbackThreads : info.threads)
+       << ", options.stream, tlc_params);\n";
   }
 
   /// A kernel with tensor copies: its entry with the tensor maps appended

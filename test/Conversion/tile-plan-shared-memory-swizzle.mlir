@@ -94,3 +94,36 @@ func.func @read_back(%A: memref<?x?xbf16, strided<[?, 1], offset: ?>>)
   tile.copy %acc to %A[%c0, %c0] : memref<64x64xf32, #tile.scope<fragment>>, memref<?x?xbf16, strided<[?, 1], offset: ?>>
   return
 }
+
+// -----
+
+// Two warpgroups of 256 threads: warp-specialized (a producer warpgroup
+// issues the TMA copies: tile.producer_threads), with a full and an empty
+// barrier per stage. As 16384 bytes and Bs 32768, 4 buffers each: 0 and
+// 65536, 196608 + 1024 bytes of slack, then 8 barriers. sm_80: neither.
+// CHECK-LABEL: gpu.func @tlc_gemm_ws
+// CHECK-SAME: tile.shared_bytes = 197696 : i64
+// CHECK: tile.copy_barriers = 197632 : i64
+// CHECK-SAME: tile.producer_threads = 128 : i64
+// SM80-LABEL: gpu.func @tlc_gemm_ws
+// SM80-NOT: tile.producer_threads
+// SM80: return
+func.func @gemm_ws(%A: memref<?x?xbf16, strided<[?, 1], offset: ?>>, %B: memref<?x?xbf16, strided<[?, 1], offset: ?>>, %n: index)
+    attributes {tile.kernel, tile.threads = 256 : i64} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %cst = arith.constant 0.000000e+00 : f32
+  %acc = tile.alloc : memref<128x256xf32, #tile.scope<fragment>>
+  %As = tile.alloc : memref<128x64xbf16, #tile.scope<shared>>
+  %Bs = tile.alloc : memref<64x256xbf16, #tile.scope<shared>>
+  tile.fill %acc, %cst : memref<128x256xf32, #tile.scope<fragment>>, f32
+  scf.for %k = %c0 to %n step %c1 {
+    %k0 = arith.muli %k, %c64 : index
+    tile.copy %A[%c0, %k0] to %As : memref<?x?xbf16, strided<[?, 1], offset: ?>>, memref<128x64xbf16, #tile.scope<shared>>
+    tile.copy %B[%k0, %c0] to %Bs : memref<?x?xbf16, strided<[?, 1], offset: ?>>, memref<64x256xbf16, #tile.scope<shared>>
+    tile.gemm %As, %Bs, %acc : memref<128x64xbf16, #tile.scope<shared>>, memref<64x256xbf16, #tile.scope<shared>>, memref<128x256xf32, #tile.scope<fragment>>
+  } {tile.stages = 4 : i64}
+  tile.copy %acc to %A[%c0, %c0] : memref<128x256xf32, #tile.scope<fragment>>, memref<?x?xbf16, strided<[?, 1], offset: ?>>
+  return
+}

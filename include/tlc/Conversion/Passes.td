@@ -127,6 +127,15 @@ def TilePlanPipelines : Pass<"tile-plan-pipelines", "mlir::ModuleOp"> {
     asynchronous copies the pass does nothing. convert-tile-to-gpu builds
     the pipelines.
 
+    Producers the target's tensor-copy unit can run (NVIDIA sm_90+: a 2-D
+    window of a kernel tensor into a tile swizzled for wgmma) also get
+    `tile.tensor_copy`: one thread issues them (TMA) and a copy barrier
+    per stage (mbarrier) says when they landed. A kernel whose one pipelined
+    loop, at its top level, copies only that way for gemms on asynchronous
+    MMAs, with at least two warpgroups, is warp-specialized: the loop gets
+    `tile.producer_threads = 128`, a warpgroup the target adds to issue the
+    copies while the kernel's threads compute.
+
     Before:
     ```mlir
     scf.for %k = ... {
@@ -183,6 +192,19 @@ def TileGPUTensorCopyFallback
     launches it when a tensor breaks the rules (or when told to).
   }];
   let dependentDialects = ["mlir::gpu::GPUDialect"];
+}
+
+def TileNVVMPartialBarriers
+    : Pass<"tile-nvvm-partial-barriers", "mlir::ModuleOp"> {
+  let summary = "Barriers of a warp-specialized kernel's consumers wait for them alone";
+  let description = [{
+    In a warp-specialized kernel the producer threads never reach the
+    barriers of the computing threads' code (the region of the op with
+    `tile.consumer_threads = N`). Each `gpu.barrier` there becomes the
+    named barrier 1 for N threads (`bar.sync 1, N`); barrier 0 stays the
+    whole block's.
+  }];
+  let dependentDialects = ["mlir::NVVM::NVVMDialect"];
 }
 
 def TileNVVMTensorMapParams

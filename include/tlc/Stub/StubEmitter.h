@@ -53,6 +53,7 @@ struct GpuKernelInfo {
   std::vector<TensorMapParam> tensorMaps;
   std::string fallbackEntry;
   int64_t fallbackSharedBytes = 0;
+  int64_t fallbackThreads = 0;
 };
 
 /// Generates the CUDA launch stub: NAME.h with the same C++/C API as the CPU

@@ -62,6 +62,9 @@ struct CompiledModule {
   /// (tile.fallback) and the tensor maps they take (tile.tensor_maps).
   llvm::StringMap<std::string> fallbacks;
   llvm::StringMap<std::vector<TensorMapParam>> tensorMaps;
+  /// Threads per block of the kernels launched with more threads than their
+  /// signature says (warp specialization's producers, tile.block_threads).
+  llvm::StringMap<int64_t> blockThreads;
 };
 
 /// A failed compile. `diagnosed`: the errors were reported (located, through

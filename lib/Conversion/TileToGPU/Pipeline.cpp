@@ -141,6 +141,243 @@ static SmallVector<tile::GemmOp> asyncMmaGemms(scf::ForOp loop,
   return gemms;
 }
 
+/// Code that thread `which` alone runs.
+static void inThread(OpBuilder &b, Location loc, Value tid, int64_t which,
+                     llvm::function_ref<void(OpBuilder &)> body) {
+  Value is = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid,
+                                   indexConst(b, loc, which));
+  auto ifOp = scf::IfOp::create(b, loc, is, /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+  body(b);
+}
+
+/// The byte address in shared memory of `loop`'s first copy barrier,
+/// computed at the top of the kernel (where taking the shared base's
+/// address orders nothing that barrier elimination would have to keep).
+static Value copyBarriers(const KernelLowering &k, scf::ForOp loop) {
+  auto offset = loop->getAttrOfType<IntegerAttr>(tile::attr::kCopyBarriers);
+  assert(offset && "tensor copies without barriers (tile-plan-shared-memory)");
+  OpBuilder b(loop.getContext());
+  b.setInsertionPointAfter(k.tid.getDefiningOp());
+  Location loc = loop.getLoc();
+  return arith::AddIOp::create(
+      b, loc,
+      memref::ExtractAlignedPointerAsIndexOp::create(b, loc, k.sharedBase),
+      indexConst(b, loc, offset.getInt()));
+}
+
+/// Copy barrier `index` of those starting at `base`.
+static Value copyBarrier(OpBuilder &b, Location loc, Value base, Value index) {
+  return arith::AddIOp::create(
+      b, loc, base,
+      arith::MulIOp::create(
+          b, loc, index, indexConst(b, loc, GPUTargetInfo::kCopyBarrierBytes)));
+}
+
+/// The window origin of producer `copy` of `loop` at iteration `at`: its
+/// slice of the body cloned at `b`, with `map` giving the values it uses
+/// from outside the loop that must be replaced.
+static SmallVector<Value> windowOrigin(OpBuilder &b, scf::ForOp loop,
+                                       tile::CopyOp copy, Value at,
+                                       IRMapping &map) {
+  map.map(loop.getInductionVar(), at);
+  llvm::SetVector<Operation *> slice;
+  collectSlice(loop, copy.getSourceIndices(), slice);
+  for (Operation *op : slice)
+    b.clone(*op, map);
+  SmallVector<Value> index;
+  for (Value v : copy.getSourceIndices())
+    index.push_back(map.lookupOrDefault(v));
+  return index;
+}
+
+/// Thread-level: arrives on `barrier` expecting the bytes of `copies` and
+/// starts them for iteration `at` into buffer `stage`.
+static void issueTensorCopies(OpBuilder &b, Location loc, KernelLowering &k,
+                              scf::ForOp loop, ArrayRef<tile::CopyOp> copies,
+                              const llvm::DenseMap<Value, Value> &buffers,
+                              Value at, Value stage, Value barrier,
+                              const IRMapping &outside) {
+  int64_t bytes = 0;
+  for (tile::CopyOp copy : copies) {
+    MemRefType type = memrefType(copy.getDest());
+    bytes += type.getNumElements() * type.getElementTypeBitWidth() / 8;
+  }
+  k.target.expectCopyBytes(b, loc, barrier, bytes);
+  for (tile::CopyOp copy : copies) {
+    IRMapping map = outside;
+    SmallVector<Value> index = windowOrigin(b, loop, copy, at, map);
+    Value dst = stageView(b, loc, buffers.lookup(copy.getDest()), stage);
+    k.target.tensorCopy(k, b, loc, copy, index, dst, barrier);
+  }
+}
+
+/// Warp specialization (tile.producer_threads): the block gets that many
+/// more threads. After thread 0 has set up the barriers, the kernel's
+/// threads (the consumers) run the kernel's code, where each iteration waits
+/// for its stage's full barrier and, once its asynchronous MMAs no longer
+/// read the previous stage, arrives on that stage's empty barrier; the first
+/// producer thread runs the loop alone, waiting for a stage's empty barrier
+/// before refilling it. Consumer barriers wait for the consumers only
+/// (tile.consumer_threads on their region).
+static void specializePipeline(const PipelinedLoop &p,
+                               const llvm::DenseMap<Value, Value> &buffers,
+                               KernelLowering &k,
+                               ArrayRef<tile::GemmOp> asyncGemms) {
+  const GPUTargetInfo &target = k.target;
+  scf::ForOp loop = p.loop;
+  Location loc = loop.getLoc();
+  int64_t stages = p.stages, consumers = k.threads;
+  int64_t producers =
+      loop->getAttrOfType<IntegerAttr>(tile::attr::kProducerThreads).getInt();
+  gpu::GPUFuncOp func = k.func;
+  Block &entry = func.getBody().front();
+  auto c = [&](OpBuilder &b, int64_t v) { return indexConst(b, loc, v); };
+  // Barriers full[0, S) and empty[S, 2S).
+  Value barriers = copyBarriers(k, loop);
+  auto full = [&](OpBuilder &b, Value stage) {
+    return copyBarrier(b, loc, barriers, stage);
+  };
+  auto empty = [&](OpBuilder &b, Value stage) {
+    return copyBarrier(b, loc, barriers,
+                       arith::AddIOp::create(b, loc, stage, c(b, stages)));
+  };
+
+  // Set-up, by every thread of the block.
+  OpBuilder b(func.getContext());
+  b.setInsertionPointAfter(barriers.getDefiningOp());
+  inThread(b, loc, k.tid, 0, [&](OpBuilder &b) {
+    SmallVector<Value> fulls, empties;
+    for (int64_t s = 0; s < stages; ++s) {
+      fulls.push_back(full(b, c(b, s)));
+      empties.push_back(empty(b, c(b, s)));
+    }
+    target.initCopyBarriers(b, loc, fulls, /*arrivals=*/1);
+    target.initCopyBarriers(b, loc, empties, /*arrivals=*/consumers);
+  });
+  gpu::BarrierOp::create(b, loc);
+  Value isConsumer = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                           k.tid, c(b, consumers));
+  auto roles = scf::IfOp::create(b, loc, isConsumer, /*withElseRegion=*/true);
+  roles->setAttr(tile::attr::kConsumerThreads, b.getI64IntegerAttr(consumers));
+  // The kernel's code is the consumers'.
+  Block *consumer = roles.thenBlock();
+  consumer->getOperations().splice(
+      consumer->getTerminator()->getIterator(), entry.getOperations(),
+      std::next(roles->getIterator()), entry.getTerminator()->getIterator());
+  b.setInsertionPointToStart(consumer);
+  target.setRoleRegisters(b, loc, /*producer=*/false, consumers);
+
+  Value lb = loop.getLowerBound(), ub = loop.getUpperBound(),
+        step = loop.getStep();
+
+  // The producer: the values its copies need from the consumers' code
+  // (pure, checked by tile-plan-pipelines), recomputed first.
+  b.setInsertionPointToStart(roles.elseBlock());
+  target.setRoleRegisters(b, loc, /*producer=*/true, consumers);
+  inThread(b, loc, k.tid, consumers, [&](OpBuilder &b) {
+    IRMapping outside;
+    Region &consumerRegion = roles.getThenRegion();
+    std::function<void(Value)> recompute = [&](Value v) {
+      Operation *def = v.getDefiningOp();
+      if (outside.contains(v) || !def || loop->isAncestor(def) ||
+          !consumerRegion.isAncestor(def->getParentRegion()))
+        return;
+      for (Value operand : def->getOperands())
+        recompute(operand);
+      b.clone(*def, outside);
+    };
+    for (tile::CopyOp copy : p.producers) {
+      llvm::SetVector<Operation *> slice;
+      collectSlice(loop, copy.getSourceIndices(), slice);
+      for (Operation *op : slice)
+        for (Value operand : op->getOperands())
+          recompute(operand);
+      for (Value v : copy.getSourceIndices())
+        recompute(v);
+    }
+    for (Value v : {lb, ub, step})
+      recompute(v);
+    auto produce = scf::ForOp::create(b, loc, outside.lookupOrDefault(lb),
+                                      outside.lookupOrDefault(ub),
+                                      outside.lookupOrDefault(step));
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(produce.getBody());
+    Value at = produce.getInductionVar();
+    Value it = arith::DivSIOp::create(
+        b, loc, arith::SubIOp::create(b, loc, at, produce.getLowerBound()),
+        produce.getStep());
+    Value stage = arith::RemSIOp::create(b, loc, it, c(b, stages));
+    Value round = arith::DivSIOp::create(b, loc, it, c(b, stages));
+    // From the second round on, the consumers must have released the stage:
+    // phase round - 1 of its empty barrier.
+    Value refill = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, it,
+                                         c(b, stages));
+    auto wait = scf::IfOp::create(b, loc, refill, /*withElseRegion=*/false);
+    {
+      OpBuilder::InsertionGuard inner(b);
+      b.setInsertionPoint(wait.thenBlock()->getTerminator());
+      Value parity = arith::RemSIOp::create(
+          b, loc, arith::SubIOp::create(b, loc, round, c(b, 1)), c(b, 2));
+      target.waitCopyBarrier(b, loc, empty(b, stage), parity);
+    }
+    issueTensorCopies(b, loc, k, loop, p.producers, buffers, at, stage,
+                      full(b, stage), outside);
+  });
+
+  // The consumers' loop: wait for the stage, compute, release the stage
+  // the previous iteration's MMAs read.
+  b.setInsertionPoint(loop);
+  if (!asyncGemms.empty())
+    target.mmaWait(b, loc, 0); // (see pipelineLoop: ptxas C7515)
+  b.setInsertionPointToStart(loop.getBody());
+  Value iv = loop.getInductionVar();
+  Value it = arith::DivSIOp::create(
+      b, loc, arith::SubIOp::create(b, loc, iv, lb), step);
+  Value stage = arith::RemSIOp::create(b, loc, it, c(b, stages));
+  for (tile::CopyOp copy : p.producers) {
+    Value view = stageView(b, loc, buffers.lookup(copy.getDest()), stage);
+    copy.getDest().replaceUsesWithIf(view, [&](OpOperand &use) {
+      return use.getOwner() != copy.getOperation() &&
+             loop->isProperAncestor(use.getOwner());
+    });
+  }
+  Value parity = arith::RemSIOp::create(
+      b, loc, arith::DivSIOp::create(b, loc, it, c(b, stages)), c(b, 2));
+  target.waitCopyBarrier(b, loc, full(b, stage), parity);
+  for (tile::GemmOp gemm : asyncGemms)
+    gemm->setAttr(tile::attr::kMmaInFlight, b.getI64IntegerAttr(1));
+  b.setInsertionPoint(loop.getBody()->getTerminator());
+  if (asyncGemms.empty()) {
+    target.arriveCopyBarrier(b, loc, empty(b, stage));
+  } else {
+    Value notFirst =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, it, c(b, 0));
+    auto release =
+        scf::IfOp::create(b, loc, notFirst, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(release.thenBlock()->getTerminator());
+    Value previous = arith::RemSIOp::create(
+        b, loc, arith::AddIOp::create(b, loc, it, c(b, stages - 1)),
+        c(b, stages));
+    target.arriveCopyBarrier(b, loc, empty(b, previous));
+  }
+  for (tile::CopyOp copy : p.producers)
+    copy.erase();
+  loop->setAttr(tile::attr::kPipelined, b.getUnitAttr());
+  b.setInsertionPointAfter(loop);
+  if (!asyncGemms.empty())
+    target.mmaWait(b, loc, 0);
+  gpu::BarrierOp::create(b, loc);
+
+  // Launched with the producers.
+  int64_t blockThreads = consumers + producers;
+  func->setAttr(tile::attr::kBlockThreads, b.getI64IntegerAttr(blockThreads));
+  func.setKnownBlockSizeAttr(
+      b.getDenseI32ArrayAttr({static_cast<int32_t>(blockThreads), 1, 1}));
+}
+
 void gpu_lowering::pipelineLoop(const PipelinedLoop &p,
                                 const llvm::DenseMap<Value, Value> &buffers,
                                 KernelLowering &k) {
@@ -162,67 +399,25 @@ void gpu_lowering::pipelineLoop(const PipelinedLoop &p,
   for (tile::CopyOp copy : p.producers)
     (copy->hasAttr(tile::attr::kTensorCopy) ? tensorCopies : asyncCopies)
         .push_back(copy);
-  // Tensor copies: the bytes one stage receives, and its barrier's address.
-  int64_t stageBytes = 0;
-  for (tile::CopyOp copy : tensorCopies) {
-    MemRefType type = memrefType(copy.getDest());
-    stageBytes += type.getNumElements() * type.getElementTypeBitWidth() / 8;
+  if (loop->hasAttr(tile::attr::kProducerThreads)) {
+    specializePipeline(p, buffers, k, asyncGemms);
+    return;
   }
-  Value barriers;
-  if (!tensorCopies.empty()) {
-    auto offset = loop->getAttrOfType<IntegerAttr>(tile::attr::kCopyBarriers);
-    assert(offset &&
-           "tensor copies without barriers (tile-plan-shared-memory)");
-    barriers = arith::AddIOp::create(
-        b, loc,
-        memref::ExtractAlignedPointerAsIndexOp::create(b, loc, k.sharedBase),
-        c(b, offset.getInt()));
-  }
-  auto barrierOf = [&](OpBuilder &b, Value stage) -> Value {
-    return arith::AddIOp::create(
-        b, loc, barriers,
-        arith::MulIOp::create(b, loc, stage,
-                              c(b, GPUTargetInfo::kCopyBarrierBytes)));
-  };
-  // Code that thread 0 alone runs.
-  auto inThreadZero = [&](OpBuilder &b,
-                          llvm::function_ref<void(OpBuilder &)> body) {
-    Value first =
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, k.tid, c(b, 0));
-    auto ifOp = scf::IfOp::create(b, loc, first, /*withElseRegion=*/false);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
-    body(b);
+  Value barriers = tensorCopies.empty() ? Value() : copyBarriers(k, loop);
+  auto barrierOf = [&](OpBuilder &b, Value stage) {
+    return copyBarrier(b, loc, barriers, stage);
   };
 
   // Issues the producer copies of the iteration at `at` into buffer `stage`.
   auto issue = [&](OpBuilder &b, Value at, Value stage) {
-    // The window origin of `copy` at iteration `at`.
-    auto origin = [&](OpBuilder &b, tile::CopyOp copy, IRMapping &map) {
-      map.map(iv, at);
-      llvm::SetVector<Operation *> slice;
-      collectSlice(loop, copy.getSourceIndices(), slice);
-      for (Operation *op : slice)
-        b.clone(*op, map);
-      SmallVector<Value> index;
-      for (Value v : copy.getSourceIndices())
-        index.push_back(map.lookupOrDefault(v));
-      return index;
-    };
     if (!tensorCopies.empty())
-      inThreadZero(b, [&](OpBuilder &b) {
-        Value barrier = barrierOf(b, stage);
-        target.expectCopyBytes(b, loc, barrier, stageBytes);
-        for (tile::CopyOp copy : tensorCopies) {
-          IRMapping map;
-          SmallVector<Value> index = origin(b, copy, map);
-          Value dst = stageView(b, loc, buffers.lookup(copy.getDest()), stage);
-          target.tensorCopy(k, b, loc, copy, index, dst, barrier);
-        }
+      inThread(b, loc, k.tid, 0, [&](OpBuilder &b) {
+        issueTensorCopies(b, loc, k, loop, tensorCopies, buffers, at, stage,
+                          barrierOf(b, stage), IRMapping());
       });
     for (tile::CopyOp copy : asyncCopies) {
       IRMapping map;
-      origin(b, copy, map);
+      windowOrigin(b, loop, copy, at, map);
       map.map(copy.getDest(),
               stageView(b, loc, buffers.lookup(copy.getDest()), stage));
       auto clone = llvm::cast<tile::CopyOp>(b.clone(*copy, map));
@@ -239,11 +434,11 @@ void gpu_lowering::pipelineLoop(const PipelinedLoop &p,
   };
 
   if (!tensorCopies.empty()) {
-    inThreadZero(b, [&](OpBuilder &b) {
+    inThread(b, loc, k.tid, 0, [&](OpBuilder &b) {
       SmallVector<Value> all;
       for (int64_t s = 0; s < stages; ++s)
         all.push_back(barrierOf(b, c(b, s)));
-      target.initCopyBarriers(b, loc, all);
+      target.initCopyBarriers(b, loc, all, /*arrivals=*/1);
     });
     gpu::BarrierOp::create(b, loc);
   }

@@ -13,6 +13,8 @@
 #include "tlc/Conversion/Passes.h"
 #include "tlc/Dialect/Tile/IR/AttrNames.h"
 
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
 namespace tlc {
 #define GEN_PASS_DEF_TILEPLANPIPELINES
 #include "tlc/Conversion/Passes.h.inc"
@@ -38,7 +40,59 @@ struct TilePlanPipelines
         return;
       swizzleMmaOperands(func, target);
       plan(func, target.getMaxSharedBytes(), info.get());
+      specialize(func, target.getMaxThreads(), info.get());
     });
+  }
+
+  /// Whether `v` can be recomputed anywhere in the kernel: from kernel
+  /// arguments and loop indices through pure ops.
+  static bool recomputable(Value v, llvm::DenseSet<Value> &seen) {
+    if (!seen.insert(v).second || llvm::isa<BlockArgument>(v))
+      return true;
+    Operation *def = v.getDefiningOp();
+    return isMemoryEffectFree(def) && def->getNumRegions() == 0 &&
+           llvm::all_of(def->getOperands(), [&](Value operand) {
+             return recomputable(operand, seen);
+           });
+  }
+
+  /// Warp specialization (tile.producer_threads on the loop): the kernel's
+  /// one pipelined loop, at its top level, copying only with tensor copies
+  /// that producer threads can issue on their own, for gemms on
+  /// asynchronous MMAs, in a kernel of at least two producers' worth of
+  /// threads.
+  void specialize(gpu::GPUFuncOp func, int64_t maxThreads,
+                  const GPUTargetInfo *info) {
+    int64_t producers = info ? info->producerThreads() : 0;
+    int64_t threads =
+        func->getAttrOfType<IntegerAttr>(tile::attr::kThreads).getInt();
+    SmallVector<PipelinedLoop> pipelines = plannedPipelines(func);
+    // With one warpgroup of consumers two blocks share an SM and hide each
+    // other's latency better than a producer would (measured on the H200);
+    // from two on, a block fills the SM's registers anyway.
+    if (!producers || threads < 2 * producers ||
+        threads + producers > maxThreads || pipelines.size() != 1)
+      return;
+    PipelinedLoop p = pipelines.front();
+    if (p.loop->getBlock() != &func.getBody().front() ||
+        llvm::any_of(p.producers,
+                     [](tile::CopyOp copy) {
+                       return !copy->hasAttr(tile::attr::kTensorCopy);
+                     }) ||
+        llvm::none_of(
+            p.loop.getBody()->getOps<tile::GemmOp>(),
+            [&](tile::GemmOp gemm) { return info->mmaIsAsync(gemm); }))
+      return;
+    llvm::DenseSet<Value> seen;
+    for (tile::CopyOp copy : p.producers) {
+      if (!recomputable(copy.getSource(), seen) ||
+          !llvm::all_of(copy.getSourceIndices(),
+                        [&](Value v) { return recomputable(v, seen); }))
+        return;
+    }
+    p.loop->setAttr(
+        tile::attr::kProducerThreads,
+        IntegerAttr::get(IntegerType::get(func.getContext(), 64), producers));
   }
 
   /// Whether the target's tensor-copy unit can run producer `copy`.
@@ -64,7 +118,8 @@ struct TilePlanPipelines
         if (llvm::any_of(p.producers, [&](tile::CopyOp copy) {
               return tensorCopies(copy, info);
             }))
-          barrierBytes += p.stages * GPUTargetInfo::kCopyBarrierBytes;
+          // (full and, with warp specialization, empty barriers)
+          barrierBytes += 2 * p.stages * GPUTargetInfo::kCopyBarrierBytes;
       }
       return llvm::alignTo(planSharedMemory(entry, stagesOf).bytes,
                            GPUTargetInfo::kCopyBarrierBytes) +

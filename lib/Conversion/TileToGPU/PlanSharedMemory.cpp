@@ -53,7 +53,10 @@ struct TilePlanSharedMemory
           continue;
         bytes = llvm::alignTo(bytes, GPUTargetInfo::kCopyBarrierBytes);
         p.loop->setAttr(tile::attr::kCopyBarriers, b.getI64IntegerAttr(bytes));
-        bytes += p.stages * GPUTargetInfo::kCopyBarrierBytes;
+        // Full barriers; warp specialization adds as many empty ones.
+        int64_t perStage =
+            p.loop->hasAttr(tile::attr::kProducerThreads) ? 2 : 1;
+        bytes += perStage * p.stages * GPUTargetInfo::kCopyBarrierBytes;
       }
       func->setAttr(tile::attr::kSharedBytes, b.getI64IntegerAttr(bytes));
     });

@@ -61,10 +61,14 @@ public:
   virtual bool canTensorCopy(tile::CopyOp copy, int64_t swizzle) const {
     return false;
   }
-  /// One thread: initializes `barriers` (one arrival completes a phase).
-  /// The block synchronizes before using them.
+  /// One thread: initializes `barriers` (`arrivals` arrivals complete a
+  /// phase). The block synchronizes before using them.
   virtual void initCopyBarriers(mlir::OpBuilder &b, mlir::Location loc,
-                                mlir::ValueRange barriers) const {}
+                                mlir::ValueRange barriers,
+                                int64_t arrivals) const {}
+  /// Arrives on `barrier` (no bytes expected).
+  virtual void arriveCopyBarrier(mlir::OpBuilder &b, mlir::Location loc,
+                                 mlir::Value barrier) const {}
   /// One thread: arrives on `barrier`, whose phase then completes when
   /// `bytes` more bytes of tensor copies have landed.
   virtual void expectCopyBytes(mlir::OpBuilder &b, mlir::Location loc,
@@ -79,6 +83,14 @@ public:
   /// (index, 0 or 1) has completed; the copies' data is then visible.
   virtual void waitCopyBarrier(mlir::OpBuilder &b, mlir::Location loc,
                                mlir::Value barrier, mlir::Value parity) const {}
+
+  /// Warp specialization: the threads (whole warpgroups; 0 for none) the
+  /// target adds to a block to issue a pipeline's tensor copies while the
+  /// block's own threads compute, and the register budgets of the two roles
+  /// (set at the start of each; `consumerThreads` compute).
+  virtual int64_t producerThreads() const { return 0; }
+  virtual void setRoleRegisters(mlir::OpBuilder &b, mlir::Location loc,
+                                bool producer, int64_t consumerThreads) const {}
 
   /// Orders this thread's earlier writes to shared memory before reads of
   /// swizzled operand tiles by the matrix instructions (which may read

@@ -47,8 +47,10 @@ struct TileGPUTensorCopyFallback
       b.setInsertionPointAfter(func);
       auto twin = llvm::cast<gpu::GPUFuncOp>(b.clone(*func));
       twin.setName(name);
-      twin->walk(
-          [](tile::CopyOp copy) { copy->removeAttr(tile::attr::kTensorCopy); });
+      twin->walk([](Operation *op) {
+        op->removeAttr(tile::attr::kTensorCopy);
+        op->removeAttr(tile::attr::kProducerThreads);
+      });
       func->setAttr(tile::attr::kFallback, b.getStringAttr(name));
     }
   }

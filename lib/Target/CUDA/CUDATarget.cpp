@@ -159,6 +159,7 @@ public:
   void buildLoweringPipeline(mlir::OpPassManager &pm,
                              const CompileOptions &options) const override {
     buildGPUPipeline(pm);
+    pm.addPass(createTileNVVMPartialBarriers());
     // sm_80 and newer convert f32 -> bf16 in one instruction (cvt.rn.bf16);
     // older chips round in integer operations.
     bool nativeBF16 = version >= 80;

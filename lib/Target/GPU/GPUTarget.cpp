@@ -106,11 +106,16 @@ void GPUTarget::emitStub(const KernelSignature &kernel,
   GpuKernelInfo info{
       kernel, entry, kernel.threads, compiled.sharedBytes.lookup(entry),
       std::vector<uint8_t>(compiled.bytes.begin(), compiled.bytes.end())};
+  if (int64_t threads = compiled.blockThreads.lookup(entry))
+    info.threads = threads;
   auto fallback = compiled.fallbacks.find(entry);
   if (fallback != compiled.fallbacks.end()) {
     info.tensorMaps = compiled.tensorMaps.lookup(entry);
     info.fallbackEntry = fallback->second;
     info.fallbackSharedBytes = compiled.sharedBytes.lookup(fallback->second);
+    info.fallbackThreads = kernel.threads;
+    if (int64_t threads = compiled.blockThreads.lookup(fallback->second))
+      info.fallbackThreads = threads;
   }
   StubFiles files = emitGpuStub(info, headerName);
   header = std::move(files.header);
@@ -123,6 +128,9 @@ void GPUTarget::collectLaunchFacts(mlir::ModuleOp lowered,
     if (auto bytes =
             func->getAttrOfType<mlir::IntegerAttr>(tile::attr::kSharedBytes))
       compiled.sharedBytes[func.getName()] = bytes.getInt();
+    if (auto threads =
+            func->getAttrOfType<mlir::IntegerAttr>(tile::attr::kBlockThreads))
+      compiled.blockThreads[func.getName()] = threads.getInt();
     if (auto fallback =
             func->getAttrOfType<mlir::StringAttr>(tile::attr::kFallback))
       compiled.fallbacks[func.getName()] = fallback.getValue().str();

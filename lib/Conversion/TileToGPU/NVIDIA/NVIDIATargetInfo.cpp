@@ -314,9 +314,20 @@ public:
   bool canTensorCopy(tile::CopyOp copy, int64_t swizzle) const override {
     return computeCapability() >= 90 && nvidia::tensorCopySuits(copy, swizzle);
   }
-  void initCopyBarriers(OpBuilder &b, Location loc,
-                        ValueRange barriers) const override {
-    nvidia::initBarriers(b, loc, barriers);
+  void initCopyBarriers(OpBuilder &b, Location loc, ValueRange barriers,
+                        int64_t arrivals) const override {
+    nvidia::initBarriers(b, loc, barriers, arrivals);
+  }
+  void arriveCopyBarrier(OpBuilder &b, Location loc,
+                         Value barrier) const override {
+    nvidia::arriveBarrier(b, loc, barrier);
+  }
+  // A producer warpgroup issuing TMA where wgmma computes (sm_90a).
+  int64_t producerThreads() const override { return hasWgmma() ? 128 : 0; }
+  void setRoleRegisters(OpBuilder &b, Location loc, bool producer,
+                        int64_t consumerThreads) const override {
+    nvidia::setRoleRegisters(b, loc, producer, consumerThreads,
+                             producerThreads());
   }
   void expectCopyBytes(OpBuilder &b, Location loc, Value barrier,
                        int64_t bytes) const override {

@@ -50,10 +50,12 @@ static Value i32Const(OpBuilder &b, Location loc, int64_t v) {
   return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(v));
 }
 
-void nvidia::initBarriers(OpBuilder &b, Location loc, ValueRange barriers) {
+void nvidia::initBarriers(OpBuilder &b, Location loc, ValueRange barriers,
+                          int64_t arrivals) {
   for (Value barrier : barriers)
     NVVM::MBarrierInitOp::create(b, loc, sharedPointer(b, loc, barrier),
-                                 i32Const(b, loc, 1), /*predicate=*/Value());
+                                 i32Const(b, loc, arrivals),
+                                 /*predicate=*/Value());
   // Makes the initialization visible to the tensor-copy unit.
   NVVM::FenceMbarrierInitOp::create(b, loc);
 }
@@ -64,6 +66,28 @@ void nvidia::expectBytes(OpBuilder &b, Location loc, Value barrier,
       b, loc, /*res=*/Type(), sharedPointer(b, loc, barrier),
       i32Const(b, loc, bytes), NVVM::MemScopeKind::CTA, /*relaxed=*/false,
       /*predicate=*/Value());
+}
+
+void nvidia::arriveBarrier(OpBuilder &b, Location loc, Value barrier) {
+  NVVM::MBarrierArriveOp::create(b, loc, /*res=*/Type(),
+                                 sharedPointer(b, loc, barrier),
+                                 /*count=*/Value());
+}
+
+void nvidia::setRoleRegisters(OpBuilder &b, Location loc, bool producer,
+                              int64_t consumerThreads,
+                              int64_t producerThreads) {
+  // 64K 32-bit registers per SM; counts are multiples of 8 in [24, 256).
+  constexpr int64_t kRegisterFile = 65536, kProducerRegisters = 40;
+  int64_t consumerRegisters = std::min<int64_t>(
+      240, (kRegisterFile - kProducerRegisters * producerThreads) /
+               consumerThreads / 8 * 8);
+  NVVM::SetMaxRegisterOp::create(
+      b, loc,
+      b.getI32IntegerAttr(producer ? kProducerRegisters : consumerRegisters),
+      NVVM::SetMaxRegisterActionAttr::get(
+          b.getContext(), producer ? NVVM::SetMaxRegisterAction::decrease
+                                   : NVVM::SetMaxRegisterAction::increase));
 }
 
 void nvidia::waitBarrier(OpBuilder &b, Location loc, Value barrier,

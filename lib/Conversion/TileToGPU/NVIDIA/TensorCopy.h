@@ -19,7 +19,12 @@ namespace tlc::gpu_lowering::nvidia {
 bool tensorCopySuits(tile::CopyOp copy, int64_t swizzle);
 
 void initBarriers(mlir::OpBuilder &b, mlir::Location loc,
-                  mlir::ValueRange barriers);
+                  mlir::ValueRange barriers, int64_t arrivals);
+void arriveBarrier(mlir::OpBuilder &b, mlir::Location loc, mlir::Value barrier);
+/// setmaxnreg: producers keep few registers, consumers share the rest of
+/// the register file.
+void setRoleRegisters(mlir::OpBuilder &b, mlir::Location loc, bool producer,
+                      int64_t consumerThreads, int64_t producerThreads);
 void expectBytes(mlir::OpBuilder &b, mlir::Location loc, mlir::Value barrier,
                  int64_t bytes);
 void waitBarrier(mlir::OpBuilder &b, mlir::Location loc, mlir::Value barrier,

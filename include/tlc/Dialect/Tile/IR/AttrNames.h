@@ -80,7 +80,18 @@ constexpr llvm::StringLiteral kTensorCopy = "tile.tensor_copy";
 /// copy barriers, one per stage (tile-plan-shared-memory).
 constexpr llvm::StringLiteral kCopyBarriers = "tile.copy_barriers";
 
+/// i64: threads the target adds to the block as producers of the loop's
+/// tensor copies (warp specialization; tile-plan-pipelines).
+constexpr llvm::StringLiteral kProducerThreads = "tile.producer_threads";
+/// i64: on the op whose region holds the code of a warp-specialized
+/// kernel's computing threads: how many they are (their barriers wait for
+/// them alone).
+constexpr llvm::StringLiteral kConsumerThreads = "tile.consumer_threads";
+
 // On GPU kernels with tensor copies.
+/// i64: threads per block the kernel is launched with when they differ
+/// from tile.threads (producer threads added by warp specialization).
+constexpr llvm::StringLiteral kBlockThreads = "tile.block_threads";
 /// String: the entry of the same kernel without tensor copies (launched
 /// when a tensor breaks the tensor-copy unit's rules).
 constexpr llvm::StringLiteral kFallback = "tile.fallback";
