@@ -46,6 +46,8 @@ public:
                          mlir::Value dst, mlir::ValueRange dstIndex,
                          mlir::Value src, mlir::ValueRange srcIndex,
                          int64_t elements, mlir::Value srcElements) const;
+  /// Whether asyncCopy takes chunks of `bytes` (16 always).
+  virtual bool asyncCopyBytes(int64_t bytes) const { return bytes == 16; }
   /// Closes the group of copies started since the last commit.
   virtual void asyncCommit(mlir::OpBuilder &b, mlir::Location loc) const;
   /// Waits until at most `pending` committed groups are still in flight.

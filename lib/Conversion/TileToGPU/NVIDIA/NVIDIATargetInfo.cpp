@@ -286,9 +286,14 @@ public:
   void asyncCopy(OpBuilder &b, Location loc, Value dst, ValueRange dstIndex,
                  Value src, ValueRange srcIndex, int64_t elements,
                  Value srcElements) const override {
-    nvgpu::DeviceAsyncCopyOp::create(b, loc, dst, dstIndex, src, srcIndex,
-                                     b.getIndexAttr(elements), srcElements,
-                                     /*bypassL1=*/b.getUnitAttr());
+    // cp.async.cg (L2 only) takes 16 bytes; .ca 4 and 8 as well.
+    int64_t bytes = elements * memrefType(dst).getElementTypeBitWidth() / 8;
+    nvgpu::DeviceAsyncCopyOp::create(
+        b, loc, dst, dstIndex, src, srcIndex, b.getIndexAttr(elements),
+        srcElements, /*bypassL1=*/bytes == 16 ? b.getUnitAttr() : UnitAttr());
+  }
+  bool asyncCopyBytes(int64_t bytes) const override {
+    return bytes == 4 || bytes == 8 || bytes == 16;
   }
   void asyncCommit(OpBuilder &b, Location loc) const override {
     NVVM::CpAsyncCommitGroupOp::create(b, loc);
