@@ -213,6 +213,31 @@ static void issueTensorCopies(OpBuilder &b, Location loc, KernelLowering &k,
   }
 }
 
+/// At the start of `p`'s body: the iteration number and its stage, with
+/// the body's uses of each producer tile rewired to that stage's buffer.
+static std::pair<Value, Value>
+enterStage(OpBuilder &b, const PipelinedLoop &p,
+           const llvm::DenseMap<Value, Value> &buffers) {
+  scf::ForOp loop = p.loop;
+  Location loc = loop.getLoc();
+  b.setInsertionPointToStart(loop.getBody());
+  Value it = arith::DivSIOp::create(
+      b, loc,
+      arith::SubIOp::create(b, loc, loop.getInductionVar(),
+                            loop.getLowerBound()),
+      loop.getStep());
+  Value stage =
+      arith::RemSIOp::create(b, loc, it, indexConst(b, loc, p.stages));
+  for (tile::CopyOp copy : p.producers) {
+    Value view = stageView(b, loc, buffers.lookup(copy.getDest()), stage);
+    copy.getDest().replaceUsesWithIf(view, [&](OpOperand &use) {
+      return use.getOwner() != copy.getOperation() &&
+             loop->isProperAncestor(use.getOwner());
+    });
+  }
+  return {it, stage};
+}
+
 /// Warp specialization (tile.producer_threads): the block gets that many
 /// more threads. After thread 0 has set up the barriers, the kernel's
 /// threads (the consumers) run the kernel's code, where each iteration waits
@@ -331,18 +356,7 @@ static void specializePipeline(const PipelinedLoop &p,
   b.setInsertionPoint(loop);
   if (!asyncGemms.empty())
     target.mmaWait(b, loc, 0); // (see pipelineLoop: ptxas C7515)
-  b.setInsertionPointToStart(loop.getBody());
-  Value iv = loop.getInductionVar();
-  Value it = arith::DivSIOp::create(
-      b, loc, arith::SubIOp::create(b, loc, iv, lb), step);
-  Value stage = arith::RemSIOp::create(b, loc, it, c(b, stages));
-  for (tile::CopyOp copy : p.producers) {
-    Value view = stageView(b, loc, buffers.lookup(copy.getDest()), stage);
-    copy.getDest().replaceUsesWithIf(view, [&](OpOperand &use) {
-      return use.getOwner() != copy.getOperation() &&
-             loop->isProperAncestor(use.getOwner());
-    });
-  }
+  auto [it, stage] = enterStage(b, p, buffers);
   Value parity = arith::RemSIOp::create(
       b, loc, arith::DivSIOp::create(b, loc, it, c(b, stages)), c(b, 2));
   target.waitCopyBarrier(b, loc, full(b, stage), parity);
@@ -459,17 +473,7 @@ void gpu_lowering::pipelineLoop(const PipelinedLoop &p,
     target.mmaWait(b, loc, 0);
 
   // Body: wait for this iteration's group, synchronize, issue k + S - 1.
-  b.setInsertionPointToStart(loop.getBody());
-  Value it = arith::DivSIOp::create(
-      b, loc, arith::SubIOp::create(b, loc, iv, lb), step);
-  Value stage = arith::RemSIOp::create(b, loc, it, c(b, stages));
-  for (tile::CopyOp copy : p.producers) {
-    Value view = stageView(b, loc, buffers.lookup(copy.getDest()), stage);
-    copy.getDest().replaceUsesWithIf(view, [&](OpOperand &use) {
-      return use.getOwner() != copy.getOperation() &&
-             loop->isProperAncestor(use.getOwner());
-    });
-  }
+  auto [it, stage] = enterStage(b, p, buffers);
   if (!tensorCopies.empty()) {
     Value parity = arith::RemSIOp::create(
         b, loc, arith::DivSIOp::create(b, loc, it, c(b, stages)), c(b, 2));
