@@ -60,21 +60,6 @@ if config.tlc_sanitize:
 config.substitutions.append(
     ("%cxx", config.host_cxx + " -std=c++17 -O2 -pthread" + cxx_sanitize))
 
-# Tests that expect GCC's order of ops: lib/Conversion/TileToGPU creates some
-# ops inside the arguments of another op's create call (KernelABI.cpp's
-# linear block index, isMultiple in Ops.cpp, ...), an order C++ leaves
-# unspecified: GCC evaluates such arguments right to left, clang left to
-# right, so a tlc built with clang (the sanitized build) emits the same IR
-# with ops in another order. Skipped there, loudly, until the lowering
-# sequences those calls; the GCC build runs them.
-if config.host_cxx_id == "Clang":
-    op_order_tests = ["convert-tile-to-gpu.mlir", "tile-gpu-kernel-abi.mlir",
-                      "emit-gpu.test"]
-    config.excludes += op_order_tests
-    lit_config.warning("tlc built with clang: skipping %s (they expect the "
-                       "op order of a GCC-built tlc; test/lit.cfg.py says why)"
-                       % ", ".join(op_order_tests))
-
 if platform.machine() in ("x86_64", "AMD64"):
     config.available_features.add("x86_64")
     try:

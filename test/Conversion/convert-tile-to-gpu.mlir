@@ -294,9 +294,11 @@ func.func @demoted(%X: memref<?xf32, strided<[1], offset: ?>>, %i: index)
 // CHECK-NEXT: %[[T:.*]] = arith.addf %[[R]], %[[SH]] : f32
 // CHECK-NOT: gpu.shuffle
 // CHECK: %[[LANE:.*]] = arith.remui %[[TID]], %c2{{[_0-9]*}} : index
-// CHECK-NEXT: %[[L0:.*]] = arith.cmpi eq, %[[LANE]], %{{.*}} : index
+// CHECK-NEXT: %[[Z0:.*]] = arith.constant 0 : index
+// CHECK-NEXT: %[[L0:.*]] = arith.cmpi eq, %[[LANE]], %[[Z0]] : index
 // CHECK: %[[REP:.*]] = arith.divui %[[TID]], %c8{{[_0-9]*}} : index
-// CHECK-NEXT: %[[R0:.*]] = arith.cmpi eq, %[[REP]], %{{.*}} : index
+// CHECK-NEXT: %[[Z1:.*]] = arith.constant 0 : index
+// CHECK-NEXT: %[[R0:.*]] = arith.cmpi eq, %[[REP]], %[[Z1]] : index
 // CHECK-NEXT: %[[FIRST:.*]] = arith.andi %[[L0]], %[[R0]] : i1
 // CHECK-NEXT: scf.if %[[FIRST]] {
 // CHECK: %[[OLD:.*]] = memref.load %[[SUM]][%[[ROW:.*]]] : memref<4xf32, #gpu.address_space<workgroup>>

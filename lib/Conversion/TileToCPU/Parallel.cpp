@@ -230,9 +230,9 @@ void emitScalarLanes(OpBuilder &b, Location loc, Block &body, ValueRange outer,
     return;
   }
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-  auto loop = scf::ForOp::create(b, loc, zero,
-                                 arith::ConstantIndexOp::create(b, loc, width),
-                                 arith::ConstantIndexOp::create(b, loc, 1));
+  Value upper = arith::ConstantIndexOp::create(b, loc, width);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  auto loop = scf::ForOp::create(b, loc, zero, upper, one);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPoint(loop.getBody()->getTerminator());
   emitLane(arith::AddIOp::create(b, loc, base, loop.getInductionVar()));

@@ -38,15 +38,25 @@ static Value indexConst(OpBuilder &b, Location loc, int64_t v) {
   return arith::ConstantIndexOp::create(b, loc, v);
 }
 
+/// for (i = lower; i < upper; i += step): its constants created in order
+/// (nested creates in one call's arguments would leave the order of the ops
+/// to the host compiler).
+static scf::ForOp constantLoop(OpBuilder &b, Location loc, int64_t lower,
+                               int64_t upper, int64_t step,
+                               ValueRange init = {}) {
+  Value lowerValue = indexConst(b, loc, lower);
+  Value upperValue = indexConst(b, loc, upper);
+  Value stepValue = indexConst(b, loc, step);
+  return scf::ForOp::create(b, loc, lowerValue, upperValue, stepValue, init);
+}
+
 void cpu::forEachChunk(OpBuilder &b, Location loc, int64_t total, int64_t lanes,
                        const std::function<void(Value, int64_t)> &body) {
   int64_t full = total / lanes, tail = total % lanes;
   if (full == 1) {
     body(indexConst(b, loc, 0), lanes);
   } else if (full > 1) {
-    auto loop = scf::ForOp::create(b, loc, indexConst(b, loc, 0),
-                                   indexConst(b, loc, full * lanes),
-                                   indexConst(b, loc, lanes));
+    auto loop = constantLoop(b, loc, 0, full * lanes, lanes);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPoint(loop.getBody()->getTerminator());
     body(loop.getInductionVar(), lanes);
@@ -60,9 +70,7 @@ void cpu::buildLoopNest(OpBuilder &b, Location loc, ArrayRef<int64_t> extents,
   SmallVector<Value> ivs;
   OpBuilder::InsertionGuard guard(b);
   for (int64_t e : extents) {
-    auto loop =
-        scf::ForOp::create(b, loc, indexConst(b, loc, 0), indexConst(b, loc, e),
-                           indexConst(b, loc, 1));
+    auto loop = constantLoop(b, loc, 0, e, 1);
     ivs.push_back(loop.getInductionVar());
     b.setInsertionPoint(loop.getBody()->getTerminator());
   }
@@ -170,9 +178,11 @@ void cpu::lowerReduce(tile::ReduceOp op, unsigned vectorBits) {
       };
       if (full > 0) {
         Value init = broadcastTo(b, loc, result, lanes);
+        Value lower = indexConst(b, loc, 0);
+        Value upper = indexConst(b, loc, full * lanes);
+        Value step = indexConst(b, loc, lanes);
         auto loop = scf::ForOp::create(
-            b, loc, indexConst(b, loc, 0), indexConst(b, loc, full * lanes),
-            indexConst(b, loc, lanes), ValueRange{init},
+            b, loc, lower, upper, step, ValueRange{init},
             [&](OpBuilder &nb, Location l, Value iv, ValueRange iter) {
               OpBuilder::InsertionGuard guard(b);
               b.setInsertionPoint(nb.getInsertionBlock(),

@@ -169,25 +169,23 @@ struct TileGPUKernelABI
   /// wave of blocks shares operand tiles in L2. A bijection of the grid.
   static constexpr int64_t kGroupRows = 8;
   static SmallVector<Value> groupedBlockIds(OpBuilder &b, Location loc) {
-    auto c = [&](int64_t v) {
-      return arith::ConstantIndexOp::create(b, loc, v);
-    };
+    // One op per statement: C++ leaves the order of argument evaluation
+    // open, and the IR must not depend on the host compiler.
+    Value groupRows = arith::ConstantIndexOp::create(b, loc, kGroupRows);
     Value gx = gpu::GridDimOp::create(b, loc, gpu::Dimension::x);
     Value gy = gpu::GridDimOp::create(b, loc, gpu::Dimension::y);
-    Value linear = arith::AddIOp::create(
-        b, loc,
-        arith::MulIOp::create(
-            b, loc, gpu::BlockIdOp::create(b, loc, gpu::Dimension::y), gx),
-        gpu::BlockIdOp::create(b, loc, gpu::Dimension::x));
-    Value perGroup = arith::MulIOp::create(b, loc, gx, c(kGroupRows));
-    Value firstRow = arith::MulIOp::create(
-        b, loc, arith::DivUIOp::create(b, loc, linear, perGroup),
-        c(kGroupRows));
-    Value rows = arith::MinUIOp::create(
-        b, loc, arith::SubIOp::create(b, loc, gy, firstRow), c(kGroupRows));
+    Value blockX = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+    Value blockY = gpu::BlockIdOp::create(b, loc, gpu::Dimension::y);
+    Value rowStart = arith::MulIOp::create(b, loc, blockY, gx);
+    Value linear = arith::AddIOp::create(b, loc, rowStart, blockX);
+    Value perGroup = arith::MulIOp::create(b, loc, gx, groupRows);
+    Value group = arith::DivUIOp::create(b, loc, linear, perGroup);
+    Value firstRow = arith::MulIOp::create(b, loc, group, groupRows);
+    Value rowsLeft = arith::SubIOp::create(b, loc, gy, firstRow);
+    Value rows = arith::MinUIOp::create(b, loc, rowsLeft, groupRows);
     Value inGroup = arith::RemUIOp::create(b, loc, linear, perGroup);
-    Value by = arith::AddIOp::create(
-        b, loc, firstRow, arith::RemUIOp::create(b, loc, inGroup, rows));
+    Value rowInGroup = arith::RemUIOp::create(b, loc, inGroup, rows);
+    Value by = arith::AddIOp::create(b, loc, firstRow, rowInGroup);
     Value bx = arith::DivUIOp::create(b, loc, inGroup, rows);
     return {bx, by};
   }

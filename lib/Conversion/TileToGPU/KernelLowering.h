@@ -29,9 +29,25 @@ inline mlir::Value indexConst(mlir::OpBuilder &b, mlir::Location loc,
   return mlir::arith::ConstantIndexOp::create(b, loc, v);
 }
 
+/// for (i = 0; i < count; ++i) with `init` as iteration arguments. Its
+/// constants are created in order: nested creates in one call's arguments
+/// would order them by the host compiler's whim.
+inline mlir::scf::ForOp countedLoop(mlir::OpBuilder &b, mlir::Location loc,
+                                    int64_t count, mlir::ValueRange init = {}) {
+  mlir::Value lower = indexConst(b, loc, 0);
+  mlir::Value upper = indexConst(b, loc, count);
+  mlir::Value step = indexConst(b, loc, 1);
+  return mlir::scf::ForOp::create(b, loc, lower, upper, step, init);
+}
+
 inline mlir::MemRefType memrefType(mlir::Value v) {
   return llvm::cast<mlir::MemRefType>(v.getType());
 }
+
+/// The byte address (an index) of the first element of `view`, a memref of
+/// `elemBytes`-byte elements: its aligned pointer plus its offset.
+mlir::Value viewByteAddress(mlir::OpBuilder &b, mlir::Location loc,
+                            mlir::Value view, int64_t elemBytes);
 
 /// Whether `v` is a memref in shared (workgroup) memory.
 inline bool isWorkgroup(mlir::Value v) {

@@ -104,9 +104,7 @@ void KernelLowering::forEachElement(
         visit(b, indexConst(b, loc, r));
       return;
     }
-    auto loop =
-        scf::ForOp::create(b, loc, indexConst(b, loc, 0),
-                           indexConst(b, loc, rounds), indexConst(b, loc, 1));
+    auto loop = countedLoop(b, loc, rounds);
     b.setInsertionPoint(loop.getBody()->getTerminator());
     visit(b, loop.getInductionVar());
     return;
@@ -120,9 +118,7 @@ void KernelLowering::forEachElement(
       SmallVector<Value> index;
       OpBuilder::InsertionGuard inner(b);
       for (int64_t extent : shape) {
-        auto loop = scf::ForOp::create(b, loc, indexConst(b, loc, 0),
-                                       indexConst(b, loc, extent),
-                                       indexConst(b, loc, 1));
+        auto loop = countedLoop(b, loc, extent);
         index.push_back(loop.getInductionVar());
         b.setInsertionPoint(loop.getBody()->getTerminator());
       }
@@ -178,18 +174,17 @@ SmallVector<Value> KernelLowering::sharedPosition(OpBuilder &b, Location loc,
   int64_t width = swizzle / elemBytes, chunk = 16 / elemBytes;
   auto c = [&](int64_t v) { return indexConst(b, loc, v); };
   Value row = index[0], col = index[1];
-  if (cols != width)
-    row = arith::AddIOp::create(
-        b, loc, row,
-        arith::MulIOp::create(
-            b, loc, arith::DivUIOp::create(b, loc, col, c(width)), c(rows)));
+  if (cols != width) {
+    Value atom = arith::DivUIOp::create(b, loc, col, c(width));
+    Value atomRow = arith::MulIOp::create(b, loc, atom, c(rows));
+    row = arith::AddIOp::create(b, loc, row, atomRow);
+  }
   Value inAtom =
       cols != width ? arith::RemUIOp::create(b, loc, col, c(width)) : col;
-  Value pattern = arith::RemUIOp::create(
-      b, loc, arith::DivUIOp::create(b, loc, row, c(128 / swizzle)),
-      c(swizzle / 16));
-  Value physCol = arith::XOrIOp::create(
-      b, loc, inAtom, arith::MulIOp::create(b, loc, pattern, c(chunk)));
+  Value rowGroup = arith::DivUIOp::create(b, loc, row, c(128 / swizzle));
+  Value pattern = arith::RemUIOp::create(b, loc, rowGroup, c(swizzle / 16));
+  Value chunkShift = arith::MulIOp::create(b, loc, pattern, c(chunk));
+  Value physCol = arith::XOrIOp::create(b, loc, inAtom, chunkShift);
   if (cols == width)
     return {row, physCol};
   Value linear = arith::AddIOp::create(
@@ -351,19 +346,18 @@ static Value windowAligned(OpBuilder &b, Location loc, Value memref,
   auto c = [&](int64_t v) { return indexConst(b, loc, v); };
   int64_t bytes = memrefType(memref).getElementTypeBitWidth() / 8 * width;
   Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
-  Value aligned = arith::CmpIOp::create(
-      b, loc, arith::CmpIPredicate::eq,
-      arith::RemUIOp::create(b, loc, base, c(bytes)), c(0));
-  auto meta = memref::ExtractStridedMetadataOp::create(b, loc, memref);
-  auto isMultiple = [&](Value v) {
-    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                 arith::RemUIOp::create(b, loc, v, c(width)),
-                                 c(0));
+  auto isMultiple = [&](Value v, int64_t of) -> Value {
+    Value rest = arith::RemUIOp::create(b, loc, v, c(of));
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, rest, c(0));
   };
-  for (int64_t d = 0; d + 1 < memrefType(memref).getRank(); ++d)
-    aligned = arith::AndIOp::create(b, loc, aligned,
-                                    isMultiple(meta.getStrides()[d]));
-  return arith::AndIOp::create(b, loc, aligned, isMultiple(origin.back()));
+  Value aligned = isMultiple(base, bytes);
+  auto meta = memref::ExtractStridedMetadataOp::create(b, loc, memref);
+  for (int64_t d = 0; d + 1 < memrefType(memref).getRank(); ++d) {
+    Value strideOk = isMultiple(meta.getStrides()[d], width);
+    aligned = arith::AndIOp::create(b, loc, aligned, strideOk);
+  }
+  Value columnOk = isMultiple(origin.back(), width);
+  return arith::AndIOp::create(b, loc, aligned, columnOk);
 }
 
 static Value chunksAligned(OpBuilder &b, Location loc, tile::CopyOp op,
@@ -465,12 +459,12 @@ static Value windowInside(OpBuilder &b, Location loc, tile::CopyOp op) {
             : arith::AddIOp::create(b, loc, origin[d],
                                     indexConst(b, loc, tileShape[d - lead]));
     // Unsigned: a negative origin is outside too.
-    Value ok = arith::AndIOp::create(
-        b, loc,
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, end,
-                              memref::DimOp::create(b, loc, src, d)),
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, origin[d],
-                              end));
+    Value extent = memref::DimOp::create(b, loc, src, d);
+    Value endInside =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, end, extent);
+    Value nonEmpty = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                           origin[d], end);
+    Value ok = arith::AndIOp::create(b, loc, endInside, nonEmpty);
     inside = inside ? arith::AndIOp::create(b, loc, inside, ok) : ok;
   }
   return inside;
@@ -591,10 +585,10 @@ KernelLowering::lowerFragmentVectorCopy(tile::CopyOp op,
       auto [pos, valid] = windowElement(b, loc, global, origin, index);
       Value end =
           arith::AddIOp::create(b, loc, pos.back(), indexConst(b, loc, width));
-      Value whole = arith::AndIOp::create(
-          b, loc, arith::AndIOp::create(b, loc, valid, aligned),
-          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, end,
-                                innerSize));
+      Value validAligned = arith::AndIOp::create(b, loc, valid, aligned);
+      Value endInside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule,
+                                              end, innerSize);
+      Value whole = arith::AndIOp::create(b, loc, validAligned, endInside);
       auto ifOp = scf::IfOp::create(b, loc, whole, /*withElseRegion=*/true);
       OpBuilder::InsertionGuard g(b);
       b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
@@ -739,9 +733,8 @@ void KernelLowering::lowerReduce(tile::ReduceOp op) {
     forEachElement(
         b, loc, dstShape, writerOf(dst),
         [&](OpBuilder &b, ValueRange index, int64_t slot) {
-          auto loop = scf::ForOp::create(
-              b, loc, indexConst(b, loc, 0), indexConst(b, loc, srcShape[dim]),
-              indexConst(b, loc, 1), ValueRange{c.identity(b, loc, acc)});
+          Value identity = c.identity(b, loc, acc);
+          auto loop = countedLoop(b, loc, srcShape[dim], ValueRange{identity});
           {
             OpBuilder::InsertionGuard guard(b);
             b.setInsertionPointToStart(loop.getBody());
@@ -903,9 +896,7 @@ void KernelLowering::lowerGemm(tile::GemmOp op) {
                          ? zero
                          : memref::LoadOp::create(b, loc, cf->slots,
                                                   indexConst(b, loc, s)));
-    auto loop =
-        scf::ForOp::create(b, loc, indexConst(b, loc, 0), indexConst(b, loc, K),
-                           indexConst(b, loc, 1), init);
+    auto loop = countedLoop(b, loc, K, init);
     {
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(loop.getBody());
@@ -935,9 +926,7 @@ void KernelLowering::lowerGemm(tile::GemmOp op) {
       [&](OpBuilder &b, ValueRange index, int64_t slot) {
         Value start =
             op.getClear() ? zero : loadElement(b, loc, *this, C, index, slot);
-        auto loop = scf::ForOp::create(
-            b, loc, indexConst(b, loc, 0), indexConst(b, loc, K),
-            indexConst(b, loc, 1), ValueRange{start});
+        auto loop = countedLoop(b, loc, K, ValueRange{start});
         {
           OpBuilder::InsertionGuard guard(b);
           b.setInsertionPointToStart(loop.getBody());

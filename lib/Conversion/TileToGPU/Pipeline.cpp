@@ -161,18 +161,30 @@ static Value copyBarriers(const KernelLowering &k, scf::ForOp loop) {
   OpBuilder b(loop.getContext());
   b.setInsertionPointAfter(k.tid.getDefiningOp());
   Location loc = loop.getLoc();
-  return arith::AddIOp::create(
-      b, loc,
-      memref::ExtractAlignedPointerAsIndexOp::create(b, loc, k.sharedBase),
-      indexConst(b, loc, offset.getInt()));
+  Value shared =
+      memref::ExtractAlignedPointerAsIndexOp::create(b, loc, k.sharedBase);
+  Value bytes = indexConst(b, loc, offset.getInt());
+  return arith::AddIOp::create(b, loc, shared, bytes);
 }
 
 /// Copy barrier `index` of those starting at `base`.
 static Value copyBarrier(OpBuilder &b, Location loc, Value base, Value index) {
-  return arith::AddIOp::create(
-      b, loc, base,
-      arith::MulIOp::create(
-          b, loc, index, indexConst(b, loc, GPUTargetInfo::kCopyBarrierBytes)));
+  Value bytes = indexConst(b, loc, GPUTargetInfo::kCopyBarrierBytes);
+  Value offset = arith::MulIOp::create(b, loc, index, bytes);
+  return arith::AddIOp::create(b, loc, base, offset);
+}
+
+/// The phase parity of a stage's barrier in iteration `it`: (it / S) % 2.
+static Value phaseParity(OpBuilder &b, Location loc, Value it, int64_t stages) {
+  Value round = arith::DivSIOp::create(b, loc, it, indexConst(b, loc, stages));
+  return arith::RemSIOp::create(b, loc, round, indexConst(b, loc, 2));
+}
+
+/// The stage of iteration it + ahead: (it + ahead) % S.
+static Value stageAhead(OpBuilder &b, Location loc, Value it, int64_t ahead,
+                        int64_t stages) {
+  Value later = arith::AddIOp::create(b, loc, it, indexConst(b, loc, ahead));
+  return arith::RemSIOp::create(b, loc, later, indexConst(b, loc, stages));
 }
 
 /// The window origin of producer `copy` of `loop` at iteration `at`: its
@@ -343,8 +355,8 @@ static void specializePipeline(const PipelinedLoop &p,
     {
       OpBuilder::InsertionGuard inner(b);
       b.setInsertionPoint(wait.thenBlock()->getTerminator());
-      Value parity = arith::RemSIOp::create(
-          b, loc, arith::SubIOp::create(b, loc, round, c(b, 1)), c(b, 2));
+      Value previousRound = arith::SubIOp::create(b, loc, round, c(b, 1));
+      Value parity = arith::RemSIOp::create(b, loc, previousRound, c(b, 2));
       target.waitCopyBarrier(b, loc, empty(b, stage), parity);
     }
     issueTensorCopies(b, loc, k, loop, p.producers, buffers, at, stage,
@@ -357,8 +369,7 @@ static void specializePipeline(const PipelinedLoop &p,
   if (!asyncGemms.empty())
     target.mmaWait(b, loc, 0); // (see pipelineLoop: ptxas C7515)
   auto [it, stage] = enterStage(b, p, buffers);
-  Value parity = arith::RemSIOp::create(
-      b, loc, arith::DivSIOp::create(b, loc, it, c(b, stages)), c(b, 2));
+  Value parity = phaseParity(b, loc, it, stages);
   target.waitCopyBarrier(b, loc, full(b, stage), parity);
   for (tile::GemmOp gemm : asyncGemms)
     gemm->setAttr(tile::attr::kMmaInFlight, b.getI64IntegerAttr(1));
@@ -372,9 +383,7 @@ static void specializePipeline(const PipelinedLoop &p,
         scf::IfOp::create(b, loc, notFirst, /*withElseRegion=*/false);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPoint(release.thenBlock()->getTerminator());
-    Value previous = arith::RemSIOp::create(
-        b, loc, arith::AddIOp::create(b, loc, it, c(b, stages - 1)),
-        c(b, stages));
+    Value previous = stageAhead(b, loc, it, stages - 1, stages);
     target.arriveCopyBarrier(b, loc, empty(b, previous));
   }
   for (tile::CopyOp copy : p.producers)
@@ -475,18 +484,15 @@ void gpu_lowering::pipelineLoop(const PipelinedLoop &p,
   // Body: wait for this iteration's group, synchronize, issue k + S - 1.
   auto [it, stage] = enterStage(b, p, buffers);
   if (!tensorCopies.empty()) {
-    Value parity = arith::RemSIOp::create(
-        b, loc, arith::DivSIOp::create(b, loc, it, c(b, stages)), c(b, 2));
+    Value parity = phaseParity(b, loc, it, stages);
     target.waitCopyBarrier(b, loc, barrierOf(b, stage), parity);
   }
   if (!asyncCopies.empty())
     target.asyncWait(b, loc, stages - 2);
   gpu::BarrierOp::create(b, loc);
-  Value ahead = arith::AddIOp::create(
-      b, loc, iv, arith::MulIOp::create(b, loc, step, c(b, stages - 1)));
-  Value aheadStage = arith::RemSIOp::create(
-      b, loc, arith::AddIOp::create(b, loc, it, c(b, stages - 1)),
-      c(b, stages));
+  Value aheadSteps = arith::MulIOp::create(b, loc, step, c(b, stages - 1));
+  Value ahead = arith::AddIOp::create(b, loc, iv, aheadSteps);
+  Value aheadStage = stageAhead(b, loc, it, stages - 1, stages);
   // Gemms on asynchronous MMAs keep the group of iteration k running into
   // iteration k + 1 (waiting only for k - 1's): then the copies, which
   // overwrite the buffer k - 1 read, come after them and a barrier.

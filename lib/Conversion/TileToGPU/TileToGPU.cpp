@@ -25,6 +25,15 @@ using namespace mlir;
 using namespace tlc;
 using namespace tlc::gpu_lowering;
 
+Value gpu_lowering::viewByteAddress(OpBuilder &b, Location loc, Value view,
+                                    int64_t elemBytes) {
+  Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, view);
+  auto meta = memref::ExtractStridedMetadataOp::create(b, loc, view);
+  Value scale = indexConst(b, loc, elemBytes);
+  Value offset = arith::MulIOp::create(b, loc, meta.getOffset(), scale);
+  return arith::AddIOp::create(b, loc, base, offset);
+}
+
 namespace {
 
 struct ConvertTileToGPU

@@ -90,13 +90,13 @@ LogicalResult lowerMfma16(KernelLowering &k, tile::GemmOp op,
   auto c = [&](int64_t v) { return indexConst(b, loc, v); };
   Value lane = arith::RemUIOp::create(b, loc, k.tid, c(64));
   Value wave = arith::DivUIOp::create(b, loc, k.tid, c(64));
-  Value row0 = arith::MulIOp::create(
-      b, loc, arith::DivUIOp::create(b, loc, wave, c(wn)), c(M / wm));
-  Value col0 = arith::MulIOp::create(
-      b, loc, arith::RemUIOp::create(b, loc, wave, c(wn)), c(N / wn));
+  Value waveRow = arith::DivUIOp::create(b, loc, wave, c(wn));
+  Value row0 = arith::MulIOp::create(b, loc, waveRow, c(M / wm));
+  Value waveCol = arith::RemUIOp::create(b, loc, wave, c(wn));
+  Value col0 = arith::MulIOp::create(b, loc, waveCol, c(N / wn));
   Value lane16 = arith::RemUIOp::create(b, loc, lane, c(16));
-  Value group4 = arith::MulIOp::create(
-      b, loc, arith::DivUIOp::create(b, loc, lane, c(16)), c(4));
+  Value laneGroup = arith::DivUIOp::create(b, loc, lane, c(16));
+  Value group4 = arith::MulIOp::create(b, loc, laneGroup, c(4));
 
   auto slots = cf->layout.slotsByOffset();
   auto slotOf = [&](int64_t mt, int64_t nt, int64_t i) {
@@ -133,7 +133,8 @@ LogicalResult lowerMfma16(KernelLowering &k, tile::GemmOp op,
     return vector::FromElementsOp::create(b, loc, operandType, elems);
   };
 
-  auto loop = scf::ForOp::create(b, loc, c(0), c(K), c(16), accs);
+  Value lower = c(0), upper = c(K), step16 = c(16);
+  auto loop = scf::ForOp::create(b, loc, lower, upper, step16, accs);
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(loop.getBody());

@@ -203,13 +203,13 @@ LogicalResult lowerMmaSync(KernelLowering &k, tile::GemmOp op,
         aFrags.push_back({packA(b, row, col), packA(b, row + 8, col),
                           packA(b, row, col + 8), packA(b, row + 8, col + 8)});
       } else if (!op.getTransposeA()) {
-        aFrags.push_back(
-            loadMatrices(b, loc, A, arith::AddIOp::create(b, loc, r, lrLow),
-                         arith::AddIOp::create(b, loc, k0, lgHigh), 4, false));
+        Value row = arith::AddIOp::create(b, loc, r, lrLow);
+        Value col = arith::AddIOp::create(b, loc, k0, lgHigh);
+        aFrags.push_back(loadMatrices(b, loc, A, row, col, 4, false));
       } else { // A stored K x M: transposed loads of the same four blocks
-        aFrags.push_back(
-            loadMatrices(b, loc, A, arith::AddIOp::create(b, loc, k0, lrHigh),
-                         arith::AddIOp::create(b, loc, r, lgLow), 4, true));
+        Value row = arith::AddIOp::create(b, loc, k0, lrHigh);
+        Value col = arith::AddIOp::create(b, loc, r, lgLow);
+        aFrags.push_back(loadMatrices(b, loc, A, row, col, 4, true));
       }
     }
     // B fragments, two n-tiles per ldmatrix.x4: b0b1 k 0-7, b2b3 k 8-15.
@@ -218,16 +218,15 @@ LogicalResult lowerMmaSync(KernelLowering &k, tile::GemmOp op,
       Value n = arith::AddIOp::create(b, loc, col0, indexConst(b, loc, nt * 8));
       int64_t count = nt + 1 < nTiles ? 4 : 2;
       SmallVector<Value> regs;
-      if (!op.getTransposeB()) // B stored K x N
-        regs = loadMatrices(
-            b, loc, B, arith::AddIOp::create(b, loc, k0, lrLow),
-            count == 4 ? arith::AddIOp::create(b, loc, n, lgHigh) : n, count,
-            true);
-      else // B stored N x K
-        regs = loadMatrices(
-            b, loc, B,
-            arith::AddIOp::create(b, loc, n, count == 4 ? lrHigh : lr),
-            arith::AddIOp::create(b, loc, k0, lgLow), count, false);
+      if (!op.getTransposeB()) { // B stored K x N
+        Value row = arith::AddIOp::create(b, loc, k0, lrLow);
+        Value col = count == 4 ? arith::AddIOp::create(b, loc, n, lgHigh) : n;
+        regs = loadMatrices(b, loc, B, row, col, count, true);
+      } else { // B stored N x K
+        Value row = arith::AddIOp::create(b, loc, n, count == 4 ? lrHigh : lr);
+        Value col = arith::AddIOp::create(b, loc, k0, lgLow);
+        regs = loadMatrices(b, loc, B, row, col, count, false);
+      }
       bFrags.push_back({regs[0], regs[1]});
       if (count == 4)
         bFrags.push_back({regs[2], regs[3]});
@@ -254,7 +253,8 @@ LogicalResult lowerMmaSync(KernelLowering &k, tile::GemmOp op,
     for (int64_t k = 0; k < K; k += 16)
       accs = step(b, c(k), k, accs);
   } else {
-    auto loop = scf::ForOp::create(b, loc, c(0), c(K), c(16), accs);
+    Value lower = c(0), upper = c(K), step16 = c(16);
+    auto loop = scf::ForOp::create(b, loc, lower, upper, step16, accs);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(loop.getBody());
     scf::YieldOp::create(

@@ -139,10 +139,7 @@ void nvidia::emitTensorCopy(KernelLowering &k, OpBuilder &b, Location loc,
   Value map = tensorMap(k.func, tensorArgument(copy.getSource()), box, swizzle);
 
   auto c = [&](int64_t v) { return indexConst(b, loc, v); };
-  auto meta = memref::ExtractStridedMetadataOp::create(b, loc, dst);
-  Value start = arith::AddIOp::create(
-      b, loc, memref::ExtractAlignedPointerAsIndexOp::create(b, loc, dst),
-      arith::MulIOp::create(b, loc, meta.getOffset(), c(elemBytes)));
+  Value start = viewByteAddress(b, loc, dst, elemBytes);
   auto toI32 = [&](Value v) -> Value {
     return arith::IndexCastOp::create(b, loc, b.getI32Type(), v);
   };

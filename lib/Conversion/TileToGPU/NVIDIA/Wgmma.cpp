@@ -171,10 +171,7 @@ LogicalResult nvidia::lowerWgmma(KernelLowering &k, tile::GemmOp op,
 
   // The descriptor of the tile's storage start plus the warpgroup's bytes.
   auto baseDescriptor = [&](Value tile, Value groupBytes, int64_t bits) {
-    auto meta = memref::ExtractStridedMetadataOp::create(b, loc, tile);
-    Value address = arith::AddIOp::create(
-        b, loc, memref::ExtractAlignedPointerAsIndexOp::create(b, loc, tile),
-        arith::MulIOp::create(b, loc, meta.getOffset(), c(elemBytes)));
+    Value address = viewByteAddress(b, loc, tile, elemBytes);
     address = arith::AddIOp::create(b, loc, address, groupBytes);
     Value start = arith::ShRUIOp::create(
         b, loc,
@@ -267,10 +264,10 @@ LogicalResult nvidia::lowerWgmma(KernelLowering &k, tile::GemmOp op,
   NVVM::WgmmaWaitGroupSyncOp::create(b, loc, inFlight ? inFlight.getInt() : 0);
   for (int64_t mt = 0; mt < mTiles; ++mt)
     for (int64_t ni = 0; ni < nSplit; ++ni)
-      for (int64_t r = 0; r < instN / 2; ++r)
-        memref::StoreOp::create(
-            b, loc,
-            LLVM::ExtractValueOp::create(b, loc, accs[mt * nSplit + ni], r),
-            cf->slots, c(slotOf(mt, ni, r)));
+      for (int64_t r = 0; r < instN / 2; ++r) {
+        Value value =
+            LLVM::ExtractValueOp::create(b, loc, accs[mt * nSplit + ni], r);
+        memref::StoreOp::create(b, loc, value, cf->slots, c(slotOf(mt, ni, r)));
+      }
   return success();
 }

@@ -123,9 +123,10 @@ Value FragmentLayout::isFirstReplica(OpBuilder &b, Location loc,
   for (unsigned f = 0; f < factors.size(); ++f) {
     if (factors[f].dim >= 0)
       continue;
-    Value zero = arith::CmpIOp::create(
-        b, loc, arith::CmpIPredicate::eq, threadDigit(b, loc, tid, f),
-        arith::ConstantIndexOp::create(b, loc, 0));
+    Value digit = threadDigit(b, loc, tid, f);
+    Value first = arith::ConstantIndexOp::create(b, loc, 0);
+    Value zero =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, digit, first);
     all = all ? arith::AndIOp::create(b, loc, all, zero) : zero;
   }
   return all;

@@ -34,12 +34,12 @@ Value tlc::tile::roundF32ToBF16(OpBuilder &b, Location loc, Value v) {
   // A NaN gets its quiet bit set first, so rounding cannot carry it into
   // an infinity. No select: LLVM would turn one into a select on bf16.
   Value isNaN = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, v, v);
-  Value quiet = arith::ShLIOp::create(
-      b, loc, arith::ExtUIOp::create(b, loc, i32, isNaN), splat(22));
+  Value nanBit = arith::ExtUIOp::create(b, loc, i32, isNaN);
+  Value quiet = arith::ShLIOp::create(b, loc, nanBit, splat(22));
   bits = arith::OrIOp::create(b, loc, bits, quiet);
   // bits + 0x7fff + ((bits >> 16) & 1), then the upper half.
-  Value lsb = arith::AndIOp::create(
-      b, loc, arith::ShRUIOp::create(b, loc, bits, splat(16)), splat(1));
+  Value high = arith::ShRUIOp::create(b, loc, bits, splat(16));
+  Value lsb = arith::AndIOp::create(b, loc, high, splat(1));
   Value rounded = arith::AddIOp::create(
       b, loc, bits, arith::AddIOp::create(b, loc, lsb, splat(0x7fff)));
   Value upper = arith::ShRUIOp::create(b, loc, rounded, splat(16));
@@ -64,10 +64,10 @@ Value tlc::tile::castElements(OpBuilder &b, Location loc, Value v, Type to,
   auto ff = llvm::dyn_cast<FloatType>(from), tf = llvm::dyn_cast<FloatType>(to);
   bool srcU = srcUnsigned || from.isInteger(1);
   if (to.isIndex()) {
-    if (ff)
-      return arith::IndexCastOp::create(
-          b, loc, retype(to),
-          arith::FPToSIOp::create(b, loc, retype(b.getI64Type()), v));
+    if (ff) {
+      Value wide = arith::FPToSIOp::create(b, loc, retype(b.getI64Type()), v);
+      return arith::IndexCastOp::create(b, loc, retype(to), wide);
+    }
     return srcU
                ? arith::IndexCastUIOp::create(b, loc, retype(to), v).getResult()
                : arith::IndexCastOp::create(b, loc, retype(to), v).getResult();
