@@ -233,13 +233,18 @@ private:
                    var + ")";
     }
     os << "    if (" << condition << ") {\n";
+    if (info.persistent)
+      os << "      int64_t tlc_grid_x = tlc_gx, tlc_grid_y = tlc_gy;\n";
     os << "      void *tlc_tensor_copy_params[] = {";
     for (const std::string &p : params)
       os << p << ", ";
+    if (info.persistent)
+      os << "&tlc_grid_x, &tlc_grid_y, ";
     for (size_t m = 0; m < info.tensorMaps.size(); ++m)
       os << (m ? ", " : "") << "&tlc_map_" << m;
     os << "};\n";
-    os << "      return tlc_kernel.launch(" << quotedName()
+    os << "      return tlc_kernel."
+       << (info.persistent ? "launchPersistent(" : "launch(") << quotedName()
        << ", tlc_gx, tlc_gy, tlc_gz, " << info.threads
        << ", options.stream, tlc_tensor_copy_params);\n";
     os << "    }\n";

@@ -20,9 +20,11 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <string>
@@ -80,6 +82,13 @@ using PFN_cuTensorMapEncodeTiled = CUresult (*)(
     const uint64_t *globalDim, const uint64_t *globalStrides,
     const uint32_t *boxDim, const uint32_t *elementStrides, int interleave,
     int swizzle, int l2Promotion, int oobFill);
+using PFN_cuCtxGetDevice = CUresult (*)(CUdevice *device);
+using PFN_cuDeviceGetAttribute = CUresult (*)(int *value, int attribute,
+                                              CUdevice device);
+using PFN_cuOccupancyMaxActiveBlocksPerMultiprocessor = CUresult (*)(
+    int *blocks, CUfunction function, int blockSize, size_t dynamicSharedBytes);
+/// CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT
+constexpr int kMultiprocessorCountAttribute = 16;
 using PFN_cuGetErrorName = CUresult (*)(CUresult error, const char **name);
 using PFN_cuGetErrorString = CUresult (*)(CUresult error, const char **text);
 
@@ -107,6 +116,11 @@ struct Driver {
   PFN_cuGetErrorString cuGetErrorString = nullptr;
   // CUDA 12.0+; optional (kernels with tensor copies fall back without it).
   PFN_cuTensorMapEncodeTiled cuTensorMapEncodeTiled = nullptr;
+  // Optional: without them a persistent kernel gets a block per tile.
+  PFN_cuCtxGetDevice cuCtxGetDevice = nullptr;
+  PFN_cuDeviceGetAttribute cuDeviceGetAttribute = nullptr;
+  PFN_cuOccupancyMaxActiveBlocksPerMultiprocessor
+      cuOccupancyMaxActiveBlocksPerMultiprocessor = nullptr;
 
   /// "CUDA_ERROR_NO_DEVICE (no CUDA-capable device is detected)".
   std::string describe(CUresult r) const {
@@ -157,6 +171,13 @@ inline Driver loadDriver() noexcept {
         reinterpret_cast<PFN_cuCtxGetId>(dlsym(d.library, "cuCtxGetId"));
     d.cuTensorMapEncodeTiled = reinterpret_cast<PFN_cuTensorMapEncodeTiled>(
         dlsym(d.library, "cuTensorMapEncodeTiled"));
+    d.cuCtxGetDevice = reinterpret_cast<PFN_cuCtxGetDevice>(
+        dlsym(d.library, "cuCtxGetDevice"));
+    d.cuDeviceGetAttribute = reinterpret_cast<PFN_cuDeviceGetAttribute>(
+        dlsym(d.library, "cuDeviceGetAttribute"));
+    d.cuOccupancyMaxActiveBlocksPerMultiprocessor =
+        reinterpret_cast<PFN_cuOccupancyMaxActiveBlocksPerMultiprocessor>(
+            dlsym(d.library, "cuOccupancyMaxActiveBlocksPerMultiprocessor"));
     if (!d.error.empty())
       return d;
     CUresult r = d.cuInit(0);
@@ -218,6 +239,13 @@ inline bool traceLaunches() {
 /// their fallback entry (for testing it and for comparisons).
 inline bool tensorCopiesDisabled() {
   static const bool off = envFlag("TLC_CUDA_NO_TENSOR_COPY");
+  return off;
+}
+
+/// TLC_CUDA_NO_PERSISTENT=1: persistent kernels get a block per tile (the
+/// same results; for comparing the two launches).
+inline bool persistentLaunchDisabled() {
+  static const bool off = envFlag("TLC_CUDA_NO_PERSISTENT");
   return off;
 }
 
@@ -385,6 +413,56 @@ public:
   /// surface at the next synchronization, as with any CUDA launch.
   Status launch(const char *kernel, int64_t gx, int64_t gy, int64_t gz,
                 int64_t threads, void *stream, void **params) {
+    return launchBlocks(kernel, gx, gy, gz, 0, threads, stream, params);
+  }
+
+  /// Launches a persistent kernel (tile.persistent) over the grid (gx, gy,
+  /// gz), whose extents are among `params`: as many blocks along x as the
+  /// device holds at once, at most one per grid block.
+  Status launchPersistent(const char *kernel, int64_t gx, int64_t gy,
+                          int64_t gz, int64_t threads, void *stream,
+                          void **params) {
+    if (gx > 0x7fffffff || gy > 65535 || gz > 65535)
+      return launchBlocks(kernel, gx, gy, gz, 0, threads, stream, params);
+    // At most 2^31 - 1 blocks along x: the kernel walks the rest.
+    int64_t blocks = std::min<int64_t>(gx * gy * gz, 0x7fffffff);
+    if (!persistentLaunchDisabled()) {
+      CUfunction fn = nullptr;
+      Status status = function(kernel, fn);
+      if (!status.ok())
+        return status;
+      blocks = std::min(blocks, residentBlocks(fn, threads));
+    }
+    return launchBlocks(kernel, gx, gy, gz, blocks, threads, stream, params);
+  }
+
+private:
+  /// Blocks of `fn` the current device runs at once with `threads` threads
+  /// (all of the SMs times its occupancy); unbounded when the driver
+  /// cannot say.
+  int64_t residentBlocks(CUfunction fn, int64_t threads) {
+    const Driver &d = driver();
+    int64_t unbounded = std::numeric_limits<int64_t>::max();
+    CUdevice device = 0;
+    int sms = 0, perSM = 0;
+    if (!d.cuCtxGetDevice || !d.cuDeviceGetAttribute ||
+        !d.cuOccupancyMaxActiveBlocksPerMultiprocessor ||
+        d.cuCtxGetDevice(&device) != CUDA_SUCCESS ||
+        d.cuDeviceGetAttribute(&sms, kMultiprocessorCountAttribute, device) !=
+            CUDA_SUCCESS ||
+        d.cuOccupancyMaxActiveBlocksPerMultiprocessor(
+            &perSM, fn, static_cast<int>(threads),
+            static_cast<size_t>(sharedBytes)) != CUDA_SUCCESS ||
+        sms <= 0 || perSM <= 0)
+      return unbounded;
+    return int64_t(sms) * perSM;
+  }
+
+  /// The launch of the grid (gx, gy, gz) after checking it or, when
+  /// `persistentBlocks` > 0, of that many blocks along x that walk it.
+  Status launchBlocks(const char *kernel, int64_t gx, int64_t gy, int64_t gz,
+                      int64_t persistentBlocks, int64_t threads, void *stream,
+                      void **params) {
     if (gx > 0x7fffffff || gy > 65535 || gz > 65535)
       return runtime::invalidArgument(
           std::string(kernel) + ": the grid (" + std::to_string(gx) + ", " +
@@ -395,12 +473,20 @@ public:
     Status status = function(kernel, fn);
     if (!status.ok())
       return status;
-    if (traceLaunches())
+    bool persistent = persistentBlocks > 0;
+    if (traceLaunches() && persistent)
+      std::fprintf(stderr,
+                   "tlc: %s: launching %s (persistent: %lld blocks for %lld)\n",
+                   kernel, entry, static_cast<long long>(persistentBlocks),
+                   static_cast<long long>(gx * gy * gz));
+    else if (traceLaunches())
       std::fprintf(stderr, "tlc: %s: launching %s\n", kernel, entry);
     const Driver &d = driver();
     CUresult r = d.cuLaunchKernel(
-        fn, static_cast<unsigned>(gx), static_cast<unsigned>(gy),
-        static_cast<unsigned>(gz), static_cast<unsigned>(threads), 1, 1,
+        fn, static_cast<unsigned>(persistent ? persistentBlocks : gx),
+        static_cast<unsigned>(persistent ? 1 : gy),
+        static_cast<unsigned>(persistent ? 1 : gz),
+        static_cast<unsigned>(threads), 1, 1,
         static_cast<unsigned>(sharedBytes), static_cast<CUstream>(stream),
         params, nullptr);
     if (r != CUDA_SUCCESS)

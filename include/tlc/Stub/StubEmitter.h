@@ -54,6 +54,10 @@ struct GpuKernelInfo {
   std::string fallbackEntry;
   int64_t fallbackSharedBytes = 0;
   int64_t fallbackThreads = 0;
+  /// The entry with tensor copies is persistent: its parameters before the
+  /// tensor maps are the grid's x and y extents (i64) and it is launched
+  /// with Kernel::launchPersistent.
+  bool persistent = false;
 };
 
 /// Generates the CUDA launch stub: NAME.h with the same C++/C API as the CPU

@@ -15,6 +15,7 @@
 #include "llvm/Support/Error.h"
 
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
 
 #include <functional>
 #include <memory>
@@ -65,6 +66,9 @@ struct CompiledModule {
   /// Threads per block of the kernels launched with more threads than their
   /// signature says (warp specialization's producers, tile.block_threads).
   llvm::StringMap<int64_t> blockThreads;
+  /// Persistent kernels (tile.persistent): they take the grid's x and y
+  /// extents before their tensor maps and walk the grid.
+  llvm::StringSet<> persistent;
 };
 
 /// A failed compile. `diagnosed`: the errors were reported (located, through

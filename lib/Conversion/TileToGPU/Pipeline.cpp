@@ -225,19 +225,95 @@ static void issueTensorCopies(OpBuilder &b, Location loc, KernelLowering &k,
   }
 }
 
+/// The iteration number of `loop`'s current iteration, (iv - lb) / step,
+/// plus `base` (the iterations of earlier tiles of a persistent kernel).
+static Value iterationNumber(OpBuilder &b, Location loc, scf::ForOp loop,
+                             Value base) {
+  Value offset = arith::SubIOp::create(b, loc, loop.getInductionVar(),
+                                       loop.getLowerBound());
+  Value it = arith::DivSIOp::create(b, loc, offset, loop.getStep());
+  return base ? arith::AddIOp::create(b, loc, base, it).getResult() : it;
+}
+
+/// The iterations of a loop from `lb` to `ub` in steps of `step` (> 0).
+static Value tripCount(OpBuilder &b, Location loc, Value lb, Value ub,
+                       Value step) {
+  Value one = indexConst(b, loc, 1), zero = indexConst(b, loc, 0);
+  Value span = arith::SubIOp::create(b, loc, ub, lb);
+  Value rounded = arith::AddIOp::create(
+      b, loc, span, arith::SubIOp::create(b, loc, step, one).getResult());
+  Value count = arith::DivSIOp::create(b, loc, rounded, step);
+  return arith::MaxSIOp::create(b, loc, count, zero);
+}
+
+/// A persistent kernel's loop over the grid's blocks: block t = this
+/// block's index, then every grid size further on (x fastest), with the
+/// pipeline iterations of the earlier tiles carried (`base`).
+struct TileLoop {
+  scf::ForOp loop;
+  Value base;
+};
+
+static TileLoop beginTileLoop(OpBuilder &b, Location loc, Value gridX,
+                              Value gridY) {
+  Value total = arith::MulIOp::create(b, loc, gridX, gridY);
+  Value first = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+  Value stride = gpu::GridDimOp::create(b, loc, gpu::Dimension::x);
+  Value none = indexConst(b, loc, 0);
+  auto loop =
+      scf::ForOp::create(b, loc, first, total, stride, ValueRange{none});
+  b.setInsertionPointToStart(loop.getBody());
+  return {loop, loop.getRegionIterArgs()[0]};
+}
+
+/// Ends a tile loop's body: the next tile starts `iterations` later.
+static scf::YieldOp endTileLoop(OpBuilder &b, Location loc,
+                                const TileLoop &tiles, Value iterations) {
+  Value next = arith::AddIOp::create(b, loc, tiles.base, iterations);
+  return scf::YieldOp::create(b, loc, next);
+}
+
+/// The block and grid indices inside `tiles`' body become those of its
+/// tile (the grid being gridX x gridY).
+static void useTileIndices(OpBuilder &b, Location loc, TileLoop tiles,
+                           Value gridX, Value gridY) {
+  Block *body = tiles.loop.getBody();
+  b.setInsertionPointToStart(body);
+  Value t = tiles.loop.getInductionVar();
+  Value blockX = arith::RemUIOp::create(b, loc, t, gridX);
+  Value blockY = arith::DivUIOp::create(b, loc, t, gridX);
+  Value zero = indexConst(b, loc, 0), one = indexConst(b, loc, 1);
+  SmallVector<Operation *> indices;
+  body->walk([&](Operation *op) {
+    if (llvm::isa<gpu::BlockIdOp, gpu::GridDimOp>(op))
+      indices.push_back(op);
+  });
+  for (Operation *op : indices) {
+    Value now;
+    if (auto id = llvm::dyn_cast<gpu::BlockIdOp>(op))
+      now = id.getDimension() == gpu::Dimension::x   ? blockX
+            : id.getDimension() == gpu::Dimension::y ? blockY
+                                                     : zero;
+    else
+      now = llvm::cast<gpu::GridDimOp>(op).getDimension() == gpu::Dimension::x
+                ? gridX
+            : llvm::cast<gpu::GridDimOp>(op).getDimension() == gpu::Dimension::y
+                ? gridY
+                : one;
+    op->getResult(0).replaceAllUsesWith(now);
+    op->erase();
+  }
+}
+
 /// At the start of `p`'s body: the iteration number and its stage, with
 /// the body's uses of each producer tile rewired to that stage's buffer.
 static std::pair<Value, Value>
 enterStage(OpBuilder &b, const PipelinedLoop &p,
-           const llvm::DenseMap<Value, Value> &buffers) {
+           const llvm::DenseMap<Value, Value> &buffers, Value base = {}) {
   scf::ForOp loop = p.loop;
   Location loc = loop.getLoc();
   b.setInsertionPointToStart(loop.getBody());
-  Value it = arith::DivSIOp::create(
-      b, loc,
-      arith::SubIOp::create(b, loc, loop.getInductionVar(),
-                            loop.getLowerBound()),
-      loop.getStep());
+  Value it = iterationNumber(b, loc, loop, base);
   Value stage =
       arith::RemSIOp::create(b, loc, it, indexConst(b, loc, p.stages));
   for (tile::CopyOp copy : p.producers) {
@@ -305,9 +381,50 @@ static void specializePipeline(const PipelinedLoop &p,
       std::next(roles->getIterator()), entry.getTerminator()->getIterator());
   b.setInsertionPointToStart(consumer);
   target.setRoleRegisters(b, loc, /*producer=*/false, consumers);
-
   Value lb = loop.getLowerBound(), ub = loop.getUpperBound(),
         step = loop.getStep();
+  // A 2-D grid becomes persistent: each block walks tiles, so that the
+  // producer fills the next tile's stages while the consumers finish one.
+  // All of the kernel's block and grid indices must be the consumers'.
+  auto rank = func->getAttrOfType<IntegerAttr>(tile::attr::kGridRank);
+  bool persistent = rank && rank.getInt() == 2;
+  func.walk([&](Operation *op) {
+    if (llvm::isa<gpu::BlockIdOp, gpu::GridDimOp>(op) &&
+        !roles.getThenRegion().isAncestor(op->getParentRegion()))
+      persistent = false;
+  });
+  Value gridX, gridY;
+  TileLoop consumerTiles;
+  if (persistent) {
+    // The grid's extents: parameters before the tensor maps.
+    auto maps = func->getAttrOfType<ArrayAttr>(tile::attr::kTensorMaps);
+    unsigned at = func.getNumArguments() - (maps ? maps.size() : 0);
+    Type i64 = b.getI64Type();
+    func.insertArgument(at, i64, b.getDictionaryAttr({}), loc);
+    func.insertArgument(at + 1, i64, b.getDictionaryAttr({}), loc);
+    func->setAttr(tile::attr::kPersistent, b.getUnitAttr());
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(roles);
+    gridX = arith::IndexCastOp::create(b, loc, b.getIndexType(),
+                                       func.getArgument(at));
+    gridY = arith::IndexCastOp::create(b, loc, b.getIndexType(),
+                                       func.getArgument(at + 1));
+  }
+  if (persistent) {
+    // The consumers' code moves into their tile loop.
+    Operation *firstOp = consumer->getTerminator();
+    if (b.getInsertionPoint() != consumer->end())
+      firstOp = &*b.getInsertionPoint();
+    consumerTiles = beginTileLoop(b, loc, gridX, gridY);
+    Block *tileBody = consumerTiles.loop.getBody();
+    tileBody->getOperations().splice(tileBody->end(), consumer->getOperations(),
+                                     firstOp->getIterator(),
+                                     consumer->getTerminator()->getIterator());
+    useTileIndices(b, loc, consumerTiles, gridX, gridY);
+    lb = loop.getLowerBound(), ub = loop.getUpperBound(), step = loop.getStep();
+    b.setInsertionPointToEnd(tileBody);
+    endTileLoop(b, loc, consumerTiles, tripCount(b, loc, lb, ub, step));
+  }
 
   // The producer: the values its copies need from the consumers' code
   // (pure, checked by tile-plan-pipelines), recomputed first.
@@ -315,6 +432,16 @@ static void specializePipeline(const PipelinedLoop &p,
   target.setRoleRegisters(b, loc, /*producer=*/true, consumers);
   inThread(b, loc, k.tid, consumers, [&](OpBuilder &b) {
     IRMapping outside;
+    OpBuilder::InsertionGuard tilesGuard(b);
+    TileLoop producerTiles;
+    if (persistent) {
+      // The same tiles in the same order: the consumers' tile index and
+      // iteration count are the producer's.
+      producerTiles = beginTileLoop(b, loc, gridX, gridY);
+      outside.map(consumerTiles.loop.getInductionVar(),
+                  producerTiles.loop.getInductionVar());
+      outside.map(consumerTiles.base, producerTiles.base);
+    }
     Region &consumerRegion = roles.getThenRegion();
     std::function<void(Value)> recompute = [&](Value v) {
       Operation *def = v.getDefiningOp();
@@ -336,15 +463,21 @@ static void specializePipeline(const PipelinedLoop &p,
     }
     for (Value v : {lb, ub, step})
       recompute(v);
-    auto produce = scf::ForOp::create(b, loc, outside.lookupOrDefault(lb),
-                                      outside.lookupOrDefault(ub),
-                                      outside.lookupOrDefault(step));
+    Value produceLb = outside.lookupOrDefault(lb);
+    Value produceUb = outside.lookupOrDefault(ub);
+    Value produceStep = outside.lookupOrDefault(step);
+    if (persistent) {
+      // The tile's iteration count, then its copies before the yield.
+      Value trips = tripCount(b, loc, produceLb, produceUb, produceStep);
+      b.setInsertionPoint(endTileLoop(b, loc, producerTiles, trips));
+    }
+    auto produce =
+        scf::ForOp::create(b, loc, produceLb, produceUb, produceStep);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(produce.getBody());
     Value at = produce.getInductionVar();
-    Value it = arith::DivSIOp::create(
-        b, loc, arith::SubIOp::create(b, loc, at, produce.getLowerBound()),
-        produce.getStep());
+    Value it = iterationNumber(b, loc, produce,
+                               persistent ? producerTiles.base : Value());
     Value stage = arith::RemSIOp::create(b, loc, it, c(b, stages));
     Value round = arith::DivSIOp::create(b, loc, it, c(b, stages));
     // From the second round on, the consumers must have released the stage:
@@ -368,7 +501,8 @@ static void specializePipeline(const PipelinedLoop &p,
   b.setInsertionPoint(loop);
   if (!asyncGemms.empty())
     target.mmaWait(b, loc, 0); // (see pipelineLoop: ptxas C7515)
-  auto [it, stage] = enterStage(b, p, buffers);
+  auto [it, stage] =
+      enterStage(b, p, buffers, persistent ? consumerTiles.base : Value());
   Value parity = phaseParity(b, loc, it, stages);
   target.waitCopyBarrier(b, loc, full(b, stage), parity);
   for (tile::GemmOp gemm : asyncGemms)

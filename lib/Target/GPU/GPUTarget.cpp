@@ -111,6 +111,7 @@ void GPUTarget::emitStub(const KernelSignature &kernel,
   auto fallback = compiled.fallbacks.find(entry);
   if (fallback != compiled.fallbacks.end()) {
     info.tensorMaps = compiled.tensorMaps.lookup(entry);
+    info.persistent = compiled.persistent.contains(entry);
     info.fallbackEntry = fallback->second;
     info.fallbackSharedBytes = compiled.sharedBytes.lookup(fallback->second);
     info.fallbackThreads = kernel.threads;
@@ -134,6 +135,8 @@ void GPUTarget::collectLaunchFacts(mlir::ModuleOp lowered,
     if (auto fallback =
             func->getAttrOfType<mlir::StringAttr>(tile::attr::kFallback))
       compiled.fallbacks[func.getName()] = fallback.getValue().str();
+    if (func->hasAttr(tile::attr::kPersistent))
+      compiled.persistent.insert(func.getName());
     auto maps = func->getAttrOfType<mlir::ArrayAttr>(tile::attr::kTensorMaps);
     if (!maps)
       return;

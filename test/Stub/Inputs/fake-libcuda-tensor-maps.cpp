@@ -1,8 +1,9 @@
 // A stand-in libcuda.so.1 for kernels with tensor copies: prints every
-// cuTensorMapEncodeTiled call and, per launch, the entry and the tensor
-// maps passed after the ABI parameters (their first byte numbers the
-// encode that made them), so the stub's choice between the TMA entry and
-// its fallback can be tested without a GPU.
+// cuTensorMapEncodeTiled call and, per launch, the entry, the grid extents
+// a persistent entry takes and the tensor maps passed after them (their
+// first byte numbers the encode that made them), so the stub's choice
+// between the TMA entry and its fallback can be tested without a GPU. The
+// device has 3 SMs that hold one block each.
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -47,6 +48,19 @@ int cuModuleGetFunction(void **f, void *, const char *name) {
   return 0;
 }
 int cuFuncSetAttribute(void *, int, int) { return 0; }
+int cuCtxGetDevice(int *d) {
+  *d = 0;
+  return 0;
+}
+int cuDeviceGetAttribute(int *value, int attribute, int) {
+  *value = attribute == 16 ? 3 : 0; // CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT
+  return 0;
+}
+int cuOccupancyMaxActiveBlocksPerMultiprocessor(int *blocks, void *, int,
+                                                size_t) {
+  *blocks = 1;
+  return 0;
+}
 int cuTensorMapEncodeTiled(void *map, int type, uint32_t rank, void *,
                            const uint64_t *dims, const uint64_t *strides,
                            const uint32_t *box, const uint32_t *elementStrides,
@@ -70,10 +84,14 @@ int cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
   const char *name = static_cast<const char *>(f);
   std::printf("fake: launch %s grid %u %u %u block %u shared %u", name, gx, gy,
               gz, bx, shared);
-  // gemm's ABI: three rank-2 tensors, 5 parameters each; then the maps.
+  // gemm's ABI: three rank-2 tensors, 5 parameters each; then the grid
+  // extents and the maps of the (persistent) TMA entry.
   if (!std::strstr(name, "$fallback"))
-    std::printf(" maps %d %d", *static_cast<unsigned char *>(p[15]),
-                *static_cast<unsigned char *>(p[16]));
+    std::printf(" tiles %lld x %lld maps %d %d",
+                (long long)*static_cast<int64_t *>(p[15]),
+                (long long)*static_cast<int64_t *>(p[16]),
+                *static_cast<unsigned char *>(p[17]),
+                *static_cast<unsigned char *>(p[18]));
   std::printf("\n");
   return 0;
 }

@@ -92,6 +92,11 @@ constexpr llvm::StringLiteral kConsumerThreads = "tile.consumer_threads";
 /// i64: threads per block the kernel is launched with when they differ
 /// from tile.threads (producer threads added by warp specialization).
 constexpr llvm::StringLiteral kBlockThreads = "tile.block_threads";
+/// Unit: a persistent kernel. Its two parameters before the tensor maps
+/// are the grid's x and y extents (i64); it is launched with as many blocks
+/// as the device holds at once (or fewer), along x, and each block walks
+/// the grid's blocks (x fastest) from its index in steps of the grid size.
+constexpr llvm::StringLiteral kPersistent = "tile.persistent";
 /// String: the entry of the same kernel without tensor copies (launched
 /// when a tensor breaks the tensor-copy unit's rules).
 constexpr llvm::StringLiteral kFallback = "tile.fallback";
