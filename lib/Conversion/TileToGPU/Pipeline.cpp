@@ -367,7 +367,9 @@ static void specializePipeline(const PipelinedLoop &p,
       empties.push_back(empty(b, c(b, s)));
     }
     target.initCopyBarriers(b, loc, fulls, /*arrivals=*/1);
-    target.initCopyBarriers(b, loc, empties, /*arrivals=*/consumers);
+    // One arrival per consumer warp.
+    target.initCopyBarriers(b, loc, empties,
+                            /*arrivals=*/consumers / target.warpSize());
   });
   gpu::BarrierOp::create(b, loc);
   Value isConsumer = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
@@ -509,7 +511,7 @@ static void specializePipeline(const PipelinedLoop &p,
     gemm->setAttr(tile::attr::kMmaInFlight, b.getI64IntegerAttr(1));
   b.setInsertionPoint(loop.getBody()->getTerminator());
   if (asyncGemms.empty()) {
-    target.arriveCopyBarrier(b, loc, empty(b, stage));
+    target.arriveCopyBarrierPerWarp(b, loc, empty(b, stage), k.tid);
   } else {
     Value notFirst =
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, it, c(b, 0));
@@ -518,7 +520,7 @@ static void specializePipeline(const PipelinedLoop &p,
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPoint(release.thenBlock()->getTerminator());
     Value previous = stageAhead(b, loc, it, stages - 1, stages);
-    target.arriveCopyBarrier(b, loc, empty(b, previous));
+    target.arriveCopyBarrierPerWarp(b, loc, empty(b, previous), k.tid);
   }
   for (tile::CopyOp copy : p.producers)
     copy.erase();

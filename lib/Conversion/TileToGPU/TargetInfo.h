@@ -71,6 +71,12 @@ public:
   /// Arrives on `barrier` (no bytes expected).
   virtual void arriveCopyBarrier(mlir::OpBuilder &b, mlir::Location loc,
                                  mlir::Value barrier) const {}
+  /// Every thread of whole warps: once the warp's threads are done with
+  /// what `barrier` guards, one of them arrives for the warp (the barrier
+  /// counts warps; `tid` is the thread index).
+  virtual void arriveCopyBarrierPerWarp(mlir::OpBuilder &b, mlir::Location loc,
+                                        mlir::Value barrier,
+                                        mlir::Value tid) const {}
   /// One thread: arrives on `barrier`, whose phase then completes when
   /// `bytes` more bytes of tensor copies have landed.
   virtual void expectCopyBytes(mlir::OpBuilder &b, mlir::Location loc,

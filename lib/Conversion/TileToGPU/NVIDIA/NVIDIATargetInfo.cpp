@@ -327,6 +327,10 @@ public:
                          Value barrier) const override {
     nvidia::arriveBarrier(b, loc, barrier);
   }
+  void arriveCopyBarrierPerWarp(OpBuilder &b, Location loc, Value barrier,
+                                Value tid) const override {
+    nvidia::arriveBarrierPerWarp(b, loc, barrier, tid, warpSize());
+  }
   // A producer warpgroup issuing TMA where wgmma computes (sm_90a).
   int64_t producerThreads() const override { return hasWgmma() ? 128 : 0; }
   void setRoleRegisters(OpBuilder &b, Location loc, bool producer,

@@ -6,6 +6,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 
 using namespace mlir;
 using namespace tlc;
@@ -72,6 +73,21 @@ void nvidia::arriveBarrier(OpBuilder &b, Location loc, Value barrier) {
   NVVM::MBarrierArriveOp::create(b, loc, /*res=*/Type(),
                                  sharedPointer(b, loc, barrier),
                                  /*count=*/Value());
+}
+
+void nvidia::arriveBarrierPerWarp(OpBuilder &b, Location loc, Value barrier,
+                                  Value tid, int64_t warpSize) {
+  Value allLanes = arith::ConstantIntOp::create(b, loc, b.getI32Type(), -1);
+  NVVM::SyncWarpOp::create(b, loc, allLanes);
+  Value lanes = arith::ConstantIndexOp::create(b, loc, warpSize);
+  Value lane = arith::RemUIOp::create(b, loc, tid, lanes);
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value first =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane, zero);
+  auto ifOp = scf::IfOp::create(b, loc, first, /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+  arriveBarrier(b, loc, barrier);
 }
 
 void nvidia::setRoleRegisters(OpBuilder &b, Location loc, bool producer,

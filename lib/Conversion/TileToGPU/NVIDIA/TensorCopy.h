@@ -21,6 +21,11 @@ bool tensorCopySuits(tile::CopyOp copy, int64_t swizzle);
 void initBarriers(mlir::OpBuilder &b, mlir::Location loc,
                   mlir::ValueRange barriers, int64_t arrivals);
 void arriveBarrier(mlir::OpBuilder &b, mlir::Location loc, mlir::Value barrier);
+/// bar.warp.sync (orders the warp's memory accesses before lane 0's), then
+/// lane 0 arrives for its warp.
+void arriveBarrierPerWarp(mlir::OpBuilder &b, mlir::Location loc,
+                          mlir::Value barrier, mlir::Value tid,
+                          int64_t warpSize);
 /// setmaxnreg: producers keep few registers, consumers share the rest of
 /// the register file.
 void setRoleRegisters(mlir::OpBuilder &b, mlir::Location loc, bool producer,
