@@ -62,16 +62,8 @@ public:
     seen.insert(name);
     unsigned id = srcMgr.AddNewSourceBuffer(
         llvm::MemoryBuffer::getMemBufferCopy(text, name), llvm::SMLoc());
-    std::unique_ptr<Module> module = parseModule(id, diags);
-    module->fileName = name.str();
-    module->bufferId = id;
-    std::vector<std::pair<std::string, llvm::SMRange>> imports;
-    for (DeclPtr &d : module->decls)
-      if (d->kind == DeclKind::Import)
-        imports.push_back({static_cast<ImportDecl *>(d.get())->path, d->range});
-    program.modules.push_back(std::move(module));
     std::string from = name.str();
-    for (auto &[path, range] : imports) {
+    for (auto &[path, range] : parseFileInto(id, from, diags, program)) {
       llvm::SmallString<64> resolved(llvm::sys::path::parent_path(from));
       llvm::sys::path::append(resolved, path);
       llvm::sys::path::remove_dots(resolved, /*remove_dot_dot=*/true);

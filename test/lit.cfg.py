@@ -2,6 +2,7 @@
 import os
 import platform
 import shutil
+import sys
 
 import lit.formats
 
@@ -57,6 +58,8 @@ if config.tlc_sanitize:
              os.path.join(config.tlc_src_root, "test", "lsan.supp"))):
         extra = os.environ.get(name)
         config.environment[name] = defaults + (":" + extra if extra else "")
+# %python: the interpreter running lit (for tests that generate inputs).
+config.substitutions.append(("%python", sys.executable))
 config.substitutions.append(
     ("%cxx", config.host_cxx + " -std=c++17 -O2 -pthread" + cxx_sanitize))
 

@@ -166,16 +166,8 @@ private:
     seen.insert(real.str().str());
     loaded.push_back(path);
     unsigned id = srcMgr.AddNewSourceBuffer(std::move(buf), llvm::SMLoc());
-    std::unique_ptr<Module> module = parseModule(id, diags);
-    module->fileName = path;
-    module->bufferId = id;
-    std::vector<std::pair<std::string, llvm::SMRange>> imports;
-    for (DeclPtr &d : module->decls)
-      if (d->kind == DeclKind::Import)
-        imports.push_back({static_cast<ImportDecl *>(d.get())->path, d->range});
-    program.modules.push_back(std::move(module));
-    for (auto &[importPath, range] : imports)
-      loadImport(importPath, range, path, program);
+    for (const ImportRef &import : parseFileInto(id, path, diags, program))
+      loadImport(import.path, import.range, path, program);
   }
 
   void loadImport(const std::string &importPath, llvm::SMRange range,
