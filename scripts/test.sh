@@ -19,5 +19,6 @@ if [ "${TLC_TEST_SANITIZED:-1}" != 0 ]; then
   cmake --build "$TLC_ASAN_BUILD_DIR" --target tlc-fuzzers \
     ${TLC_BUILD_JOBS:+-j "$TLC_BUILD_JOBS"}
   cd "$TLC_ASAN_BUILD_DIR"
-  ctest -R '^fuzz-' --output-on-failure
+  # The two fuzz targets side by side (one core each).
+  ctest -R '^fuzz-' -j2 --output-on-failure
 fi
