@@ -29,6 +29,19 @@ inline mlir::Value indexConst(mlir::OpBuilder &b, mlir::Location loc,
   return mlir::arith::ConstantIndexOp::create(b, loc, v);
 }
 
+/// Code that only the thread whose `index` is `which` runs (`body` builds
+/// it inside an scf.if).
+inline void inThread(mlir::OpBuilder &b, mlir::Location loc, mlir::Value index,
+                     int64_t which,
+                     llvm::function_ref<void(mlir::OpBuilder &)> body) {
+  mlir::Value is = mlir::arith::CmpIOp::create(
+      b, loc, mlir::arith::CmpIPredicate::eq, index, indexConst(b, loc, which));
+  auto ifOp = mlir::scf::IfOp::create(b, loc, is, /*withElseRegion=*/false);
+  mlir::OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+  body(b);
+}
+
 /// for (i = 0; i < count; ++i) with `init` as iteration arguments. Its
 /// constants are created in order: nested creates in one call's arguments
 /// would order them by the host compiler's whim.

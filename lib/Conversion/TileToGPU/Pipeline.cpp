@@ -141,17 +141,6 @@ static SmallVector<tile::GemmOp> asyncMmaGemms(scf::ForOp loop,
   return gemms;
 }
 
-/// Code that thread `which` alone runs.
-static void inThread(OpBuilder &b, Location loc, Value tid, int64_t which,
-                     llvm::function_ref<void(OpBuilder &)> body) {
-  Value is = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid,
-                                   indexConst(b, loc, which));
-  auto ifOp = scf::IfOp::create(b, loc, is, /*withElseRegion=*/false);
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
-  body(b);
-}
-
 /// The byte address in shared memory of `loop`'s first copy barrier,
 /// computed at the top of the kernel (where taking the shared base's
 /// address orders nothing that barrier elimination would have to keep).
@@ -240,8 +229,8 @@ static Value tripCount(OpBuilder &b, Location loc, Value lb, Value ub,
                        Value step) {
   Value one = indexConst(b, loc, 1), zero = indexConst(b, loc, 0);
   Value span = arith::SubIOp::create(b, loc, ub, lb);
-  Value rounded = arith::AddIOp::create(
-      b, loc, span, arith::SubIOp::create(b, loc, step, one).getResult());
+  Value stepLess = arith::SubIOp::create(b, loc, step, one);
+  Value rounded = arith::AddIOp::create(b, loc, span, stepLess);
   Value count = arith::DivSIOp::create(b, loc, rounded, step);
   return arith::MaxSIOp::create(b, loc, count, zero);
 }
@@ -288,18 +277,15 @@ static void useTileIndices(OpBuilder &b, Location loc, TileLoop tiles,
     if (llvm::isa<gpu::BlockIdOp, gpu::GridDimOp>(op))
       indices.push_back(op);
   });
+  auto byDimension = [](gpu::Dimension d, Value x, Value y, Value z) {
+    return d == gpu::Dimension::x ? x : d == gpu::Dimension::y ? y : z;
+  };
   for (Operation *op : indices) {
-    Value now;
-    if (auto id = llvm::dyn_cast<gpu::BlockIdOp>(op))
-      now = id.getDimension() == gpu::Dimension::x   ? blockX
-            : id.getDimension() == gpu::Dimension::y ? blockY
-                                                     : zero;
-    else
-      now = llvm::cast<gpu::GridDimOp>(op).getDimension() == gpu::Dimension::x
-                ? gridX
-            : llvm::cast<gpu::GridDimOp>(op).getDimension() == gpu::Dimension::y
-                ? gridY
-                : one;
+    Value now = llvm::isa<gpu::BlockIdOp>(op)
+                    ? byDimension(llvm::cast<gpu::BlockIdOp>(op).getDimension(),
+                                  blockX, blockY, zero)
+                    : byDimension(llvm::cast<gpu::GridDimOp>(op).getDimension(),
+                                  gridX, gridY, one);
     op->getResult(0).replaceAllUsesWith(now);
     op->erase();
   }
@@ -405,14 +391,14 @@ static void specializePipeline(const PipelinedLoop &p,
     func.insertArgument(at, i64, b.getDictionaryAttr({}), loc);
     func.insertArgument(at + 1, i64, b.getDictionaryAttr({}), loc);
     func->setAttr(tile::attr::kPersistent, b.getUnitAttr());
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPoint(roles);
-    gridX = arith::IndexCastOp::create(b, loc, b.getIndexType(),
-                                       func.getArgument(at));
-    gridY = arith::IndexCastOp::create(b, loc, b.getIndexType(),
-                                       func.getArgument(at + 1));
-  }
-  if (persistent) {
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPoint(roles);
+      gridX = arith::IndexCastOp::create(b, loc, b.getIndexType(),
+                                         func.getArgument(at));
+      gridY = arith::IndexCastOp::create(b, loc, b.getIndexType(),
+                                         func.getArgument(at + 1));
+    }
     // The consumers' code moves into their tile loop.
     Operation *firstOp = consumer->getTerminator();
     if (b.getInsertionPoint() != consumer->end())

@@ -79,15 +79,10 @@ void nvidia::arriveBarrierPerWarp(OpBuilder &b, Location loc, Value barrier,
                                   Value tid, int64_t warpSize) {
   Value allLanes = arith::ConstantIntOp::create(b, loc, b.getI32Type(), -1);
   NVVM::SyncWarpOp::create(b, loc, allLanes);
-  Value lanes = arith::ConstantIndexOp::create(b, loc, warpSize);
+  Value lanes = gpu_lowering::indexConst(b, loc, warpSize);
   Value lane = arith::RemUIOp::create(b, loc, tid, lanes);
-  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-  Value first =
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane, zero);
-  auto ifOp = scf::IfOp::create(b, loc, first, /*withElseRegion=*/false);
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
-  arriveBarrier(b, loc, barrier);
+  gpu_lowering::inThread(b, loc, lane, 0,
+                         [&](OpBuilder &b) { arriveBarrier(b, loc, barrier); });
 }
 
 void nvidia::setRoleRegisters(OpBuilder &b, Location loc, bool producer,
