@@ -246,7 +246,10 @@ private:
     os << "      return tlc_kernel."
        << (info.persistent ? "launchPersistent(" : "launch(") << quotedName()
        << ", tlc_gx, tlc_gy, tlc_gz, " << info.threads
-       << ", options.stream, tlc_tensor_copy_params);\n";
+       << ", options.stream, tlc_tensor_copy_params";
+    if (info.persistent && info.clusterRows > 1)
+      os << ", " << info.clusterRows;
+    os << ");\n";
     os << "    }\n";
     return true;
   }

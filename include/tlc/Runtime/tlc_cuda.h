@@ -89,6 +89,34 @@ using PFN_cuOccupancyMaxActiveBlocksPerMultiprocessor = CUresult (*)(
     int *blocks, CUfunction function, int blockSize, size_t dynamicSharedBytes);
 /// CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT
 constexpr int kMultiprocessorCountAttribute = 16;
+/// cuda.h's CUlaunchAttribute (an enum id, padding to 8 bytes, a 64-byte
+/// union), for the one attribute tlc sets.
+struct LaunchAttribute {
+  int id;
+  char pad[4];
+  union {
+    char bytes[64];
+    struct {
+      unsigned int x, y, z;
+    } clusterDim;
+  } value;
+};
+/// CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
+constexpr int kLaunchAttributeClusterDimension = 4;
+/// cuda.h's CUlaunchConfig.
+struct LaunchConfig {
+  unsigned int gridDimX, gridDimY, gridDimZ;
+  unsigned int blockDimX, blockDimY, blockDimZ;
+  unsigned int sharedMemBytes;
+  CUstream hStream;
+  LaunchAttribute *attrs;
+  unsigned int numAttrs;
+};
+using PFN_cuLaunchKernelEx = CUresult (*)(const LaunchConfig *config,
+                                          CUfunction f, void **kernelParams,
+                                          void **extra);
+using PFN_cuOccupancyMaxActiveClusters = CUresult (*)(
+    int *clusters, CUfunction function, const LaunchConfig *config);
 using PFN_cuGetErrorName = CUresult (*)(CUresult error, const char **name);
 using PFN_cuGetErrorString = CUresult (*)(CUresult error, const char **text);
 
@@ -121,6 +149,9 @@ struct Driver {
   PFN_cuDeviceGetAttribute cuDeviceGetAttribute = nullptr;
   PFN_cuOccupancyMaxActiveBlocksPerMultiprocessor
       cuOccupancyMaxActiveBlocksPerMultiprocessor = nullptr;
+  // CUDA 12.0+; optional: without them no kernel runs in clusters.
+  PFN_cuLaunchKernelEx cuLaunchKernelEx = nullptr;
+  PFN_cuOccupancyMaxActiveClusters cuOccupancyMaxActiveClusters = nullptr;
 
   /// "CUDA_ERROR_NO_DEVICE (no CUDA-capable device is detected)".
   std::string describe(CUresult r) const {
@@ -178,6 +209,11 @@ inline Driver loadDriver() noexcept {
     d.cuOccupancyMaxActiveBlocksPerMultiprocessor =
         reinterpret_cast<PFN_cuOccupancyMaxActiveBlocksPerMultiprocessor>(
             dlsym(d.library, "cuOccupancyMaxActiveBlocksPerMultiprocessor"));
+    d.cuLaunchKernelEx = reinterpret_cast<PFN_cuLaunchKernelEx>(
+        dlsym(d.library, "cuLaunchKernelEx"));
+    d.cuOccupancyMaxActiveClusters =
+        reinterpret_cast<PFN_cuOccupancyMaxActiveClusters>(
+            dlsym(d.library, "cuOccupancyMaxActiveClusters"));
     if (!d.error.empty())
       return d;
     CUresult r = d.cuInit(0);
@@ -246,6 +282,13 @@ inline bool tensorCopiesDisabled() {
 /// same results; for comparing the two launches).
 inline bool persistentLaunchDisabled() {
   static const bool off = envFlag("TLC_CUDA_NO_PERSISTENT");
+  return off;
+}
+
+/// TLC_CUDA_NO_CLUSTERS=1: kernels that may run in thread-block clusters
+/// run without them (the same results; for comparisons).
+inline bool clustersDisabled() {
+  static const bool off = envFlag("TLC_CUDA_NO_CLUSTERS");
   return off;
 }
 
@@ -418,30 +461,68 @@ public:
 
   /// Launches a persistent kernel (tile.persistent) over the grid (gx, gy,
   /// gz), whose extents are among `params`: as many blocks along x as the
-  /// device holds at once, at most one per grid block.
+  /// device holds at once, at most one per grid block. A kernel that may
+  /// run in clusters of `clusterRows` blocks (tile.cluster_rows) does when
+  /// gy is a multiple of it and the driver can launch and size clusters.
   Status launchPersistent(const char *kernel, int64_t gx, int64_t gy,
                           int64_t gz, int64_t threads, void *stream,
-                          void **params) {
+                          void **params, int64_t clusterRows = 1) {
     if (gx > 0x7fffffff || gy > 65535 || gz > 65535)
       return launchBlocks(kernel, gx, gy, gz, 0, threads, stream, params);
-    // At most 2^31 - 1 blocks along x: the kernel walks the rest.
+    CUfunction fn = nullptr;
+    Status status = function(kernel, fn);
+    if (!status.ok())
+      return status;
+    const Driver &d = driver();
+    int64_t cluster = 1;
+    if (clusterRows > 1 && gy % clusterRows == 0 && gz == 1 &&
+        d.cuLaunchKernelEx && d.cuOccupancyMaxActiveClusters &&
+        !clustersDisabled())
+      cluster = clusterRows;
+    // At most 2^31 - 1 blocks along x (whole clusters): the kernel walks
+    // the rest.
     int64_t blocks = std::min<int64_t>(gx * gy * gz, 0x7fffffff);
     if (!persistentLaunchDisabled()) {
-      CUfunction fn = nullptr;
-      Status status = function(kernel, fn);
-      if (!status.ok())
-        return status;
-      blocks = std::min(blocks, residentBlocks(fn, threads));
+      int64_t resident = residentBlocks(fn, threads, cluster);
+      if (resident == 0 && cluster > 1) {
+        cluster = 1; // the driver cannot place its clusters
+        resident = residentBlocks(fn, threads, 1);
+      }
+      blocks = std::min(blocks, resident);
     }
-    return launchBlocks(kernel, gx, gy, gz, blocks, threads, stream, params);
+    blocks -= blocks % cluster;
+    return launchBlocks(kernel, gx, gy, gz, blocks, threads, stream, params,
+                        cluster);
   }
 
 private:
   /// Blocks of `fn` the current device runs at once with `threads` threads
   /// (all of the SMs times its occupancy); unbounded when the driver
-  /// cannot say.
-  int64_t residentBlocks(CUfunction fn, int64_t threads) {
+  /// cannot say. In clusters of `cluster` > 1 blocks: whole clusters the
+  /// device places at once, 0 when the driver cannot say.
+  int64_t residentBlocks(CUfunction fn, int64_t threads, int64_t cluster) {
     const Driver &d = driver();
+    if (cluster > 1) {
+      LaunchAttribute attribute = {};
+      attribute.id = kLaunchAttributeClusterDimension;
+      attribute.value.clusterDim = {static_cast<unsigned>(cluster), 1, 1};
+      LaunchConfig config = {static_cast<unsigned>(cluster),
+                             1,
+                             1,
+                             static_cast<unsigned>(threads),
+                             1,
+                             1,
+                             static_cast<unsigned>(sharedBytes),
+                             nullptr,
+                             &attribute,
+                             1};
+      int clusters = 0;
+      if (d.cuOccupancyMaxActiveClusters(&clusters, fn, &config) !=
+              CUDA_SUCCESS ||
+          clusters <= 0)
+        return 0;
+      return int64_t(clusters) * cluster;
+    }
     int64_t unbounded = std::numeric_limits<int64_t>::max();
     CUdevice device = 0;
     int sms = 0, perSM = 0;
@@ -459,10 +540,11 @@ private:
   }
 
   /// The launch of the grid (gx, gy, gz) after checking it or, when
-  /// `persistentBlocks` > 0, of that many blocks along x that walk it.
+  /// `persistentBlocks` > 0, of that many blocks along x that walk it, in
+  /// clusters of `cluster` blocks.
   Status launchBlocks(const char *kernel, int64_t gx, int64_t gy, int64_t gz,
                       int64_t persistentBlocks, int64_t threads, void *stream,
-                      void **params) {
+                      void **params, int64_t cluster = 1) {
     if (gx > 0x7fffffff || gy > 65535 || gz > 65535)
       return runtime::invalidArgument(
           std::string(kernel) + ": the grid (" + std::to_string(gx) + ", " +
@@ -474,7 +556,14 @@ private:
     if (!status.ok())
       return status;
     bool persistent = persistentBlocks > 0;
-    if (traceLaunches() && persistent)
+    if (traceLaunches() && persistent && cluster > 1)
+      std::fprintf(stderr,
+                   "tlc: %s: launching %s (persistent: %lld blocks in "
+                   "clusters of %lld for %lld)\n",
+                   kernel, entry, static_cast<long long>(persistentBlocks),
+                   static_cast<long long>(cluster),
+                   static_cast<long long>(gx * gy * gz));
+    else if (traceLaunches() && persistent)
       std::fprintf(stderr,
                    "tlc: %s: launching %s (persistent: %lld blocks for %lld)\n",
                    kernel, entry, static_cast<long long>(persistentBlocks),
@@ -482,6 +571,27 @@ private:
     else if (traceLaunches())
       std::fprintf(stderr, "tlc: %s: launching %s\n", kernel, entry);
     const Driver &d = driver();
+    if (persistent && cluster > 1) {
+      LaunchAttribute attribute = {};
+      attribute.id = kLaunchAttributeClusterDimension;
+      attribute.value.clusterDim = {static_cast<unsigned>(cluster), 1, 1};
+      LaunchConfig config = {static_cast<unsigned>(persistentBlocks),
+                             1,
+                             1,
+                             static_cast<unsigned>(threads),
+                             1,
+                             1,
+                             static_cast<unsigned>(sharedBytes),
+                             static_cast<CUstream>(stream),
+                             &attribute,
+                             1};
+      CUresult r = d.cuLaunchKernelEx(&config, fn, params, nullptr);
+      if (r != CUDA_SUCCESS)
+        return error(kernel, "cuLaunchKernelEx (clusters of " +
+                                 std::to_string(cluster) +
+                                 ") failed: " + d.describe(r));
+      return Status{};
+    }
     CUresult r = d.cuLaunchKernel(
         fn, static_cast<unsigned>(persistent ? persistentBlocks : gx),
         static_cast<unsigned>(persistent ? 1 : gy),

@@ -58,6 +58,9 @@ struct GpuKernelInfo {
   /// tensor maps are the grid's x and y extents (i64) and it is launched
   /// with Kernel::launchPersistent.
   bool persistent = false;
+  /// The persistent entry may run in clusters of this many blocks when the
+  /// grid's y extent is a multiple of it (tile.cluster_rows); 1: never.
+  int64_t clusterRows = 1;
 };
 
 /// Generates the CUDA launch stub: NAME.h with the same C++/C API as the CPU

@@ -69,6 +69,9 @@ struct CompiledModule {
   /// Persistent kernels (tile.persistent): they take the grid's x and y
   /// extents before their tensor maps and walk the grid.
   llvm::StringSet<> persistent;
+  /// Persistent kernels that may run in clusters of this many blocks
+  /// (tile.cluster_rows).
+  llvm::StringMap<int64_t> clusterRows;
 };
 
 /// A failed compile. `diagnosed`: the errors were reported (located, through

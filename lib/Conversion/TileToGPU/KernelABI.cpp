@@ -167,6 +167,9 @@ struct TileGPUKernelABI
   /// Rows of blocks (y) taken kGroupRows at a time: the hardware's linear
   /// block order walks down a group's rows, then across its columns, so a
   /// wave of blocks shares operand tiles in L2. A bijection of the grid.
+  /// When the grid's y extent is even, linear blocks 2i and 2i + 1 are rows
+  /// by, by + 1 of one column (clustered persistent kernels rely on it:
+  /// tile.cluster_rows); the two results carry tile.raster_axis.
   static constexpr int64_t kGroupRows = 8;
   static SmallVector<Value> groupedBlockIds(OpBuilder &b, Location loc) {
     // One op per statement: C++ leaves the order of argument evaluation
@@ -187,6 +190,10 @@ struct TileGPUKernelABI
     Value rowInGroup = arith::RemUIOp::create(b, loc, inGroup, rows);
     Value by = arith::AddIOp::create(b, loc, firstRow, rowInGroup);
     Value bx = arith::DivUIOp::create(b, loc, inGroup, rows);
+    by.getDefiningOp()->setAttr(tile::attr::kRasterAxis,
+                                b.getI64IntegerAttr(1));
+    bx.getDefiningOp()->setAttr(tile::attr::kRasterAxis,
+                                b.getI64IntegerAttr(0));
     return {bx, by};
   }
 

@@ -28,6 +28,8 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
+#include <optional>
+
 using namespace mlir;
 using namespace tlc;
 using namespace tlc::gpu_lowering;
@@ -194,12 +196,15 @@ static SmallVector<Value> windowOrigin(OpBuilder &b, scf::ForOp loop,
 }
 
 /// Thread-level: arrives on `barrier` expecting the bytes of `copies` and
-/// starts them for iteration `at` into buffer `stage`.
-static void issueTensorCopies(OpBuilder &b, Location loc, KernelLowering &k,
-                              scf::ForOp loop, ArrayRef<tile::CopyOp> copies,
-                              const llvm::DenseMap<Value, Value> &buffers,
-                              Value at, Value stage, Value barrier,
-                              const IRMapping &outside) {
+/// starts them for iteration `at` into buffer `stage`; those in `shared`
+/// are the same in every block of the cluster at `cluster`.
+static void
+issueTensorCopies(OpBuilder &b, Location loc, KernelLowering &k,
+                  scf::ForOp loop, ArrayRef<tile::CopyOp> copies,
+                  const llvm::DenseMap<Value, Value> &buffers, Value at,
+                  Value stage, Value barrier, const IRMapping &outside,
+                  const GPUTargetInfo::ClusterPosition *cluster = nullptr,
+                  const llvm::DenseSet<Operation *> &shared = {}) {
   int64_t bytes = 0;
   for (tile::CopyOp copy : copies) {
     MemRefType type = memrefType(copy.getDest());
@@ -210,7 +215,9 @@ static void issueTensorCopies(OpBuilder &b, Location loc, KernelLowering &k,
     IRMapping map = outside;
     SmallVector<Value> index = windowOrigin(b, loop, copy, at, map);
     Value dst = stageView(b, loc, buffers.lookup(copy.getDest()), stage);
-    k.target.tensorCopy(k, b, loc, copy, index, dst, barrier);
+    bool same = cluster && shared.contains(copy.getOperation());
+    k.target.tensorCopy(k, b, loc, copy, index, dst, barrier,
+                        same ? cluster : nullptr);
   }
 }
 
@@ -235,24 +242,61 @@ static Value tripCount(OpBuilder &b, Location loc, Value lb, Value ub,
   return arith::MaxSIOp::create(b, loc, count, zero);
 }
 
-/// A persistent kernel's loop over the grid's blocks: block t = this
-/// block's index, then every grid size further on (x fastest), with the
-/// pipeline iterations of the earlier tiles carried (`base`).
+/// A persistent kernel's loop over the grid's blocks (x fastest): tile t =
+/// this block's index, then every grid size further on, with the pipeline
+/// iterations of the earlier tiles carried (`base`). In clusters of n
+/// blocks (the grid's block count a multiple of n), cluster c takes tiles
+/// n * c .. n * c + n - 1, its block r the r-th, then every cluster count
+/// further on.
 struct TileLoop {
   scf::ForOp loop;
   Value base;
+  Value tile;
 };
 
-static TileLoop beginTileLoop(OpBuilder &b, Location loc, Value gridX,
-                              Value gridY) {
+static TileLoop
+beginTileLoop(OpBuilder &b, Location loc, Value gridX, Value gridY,
+              const GPUTargetInfo::ClusterPosition *cluster = nullptr) {
   Value total = arith::MulIOp::create(b, loc, gridX, gridY);
-  Value first = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
-  Value stride = gpu::GridDimOp::create(b, loc, gpu::Dimension::x);
   Value none = indexConst(b, loc, 0);
-  auto loop =
-      scf::ForOp::create(b, loc, first, total, stride, ValueRange{none});
+  if (!cluster) {
+    Value first = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+    Value stride = gpu::GridDimOp::create(b, loc, gpu::Dimension::x);
+    auto loop =
+        scf::ForOp::create(b, loc, first, total, stride, ValueRange{none});
+    b.setInsertionPointToStart(loop.getBody());
+    return {loop, loop.getRegionIterArgs()[0], loop.getInductionVar()};
+  }
+  Value groups = arith::DivUIOp::create(b, loc, total, cluster->size);
+  auto loop = scf::ForOp::create(b, loc, cluster->id, groups, cluster->count,
+                                 ValueRange{none});
   b.setInsertionPointToStart(loop.getBody());
-  return {loop, loop.getRegionIterArgs()[0]};
+  Value group =
+      arith::MulIOp::create(b, loc, loop.getInductionVar(), cluster->size);
+  Value tile = arith::AddIOp::create(b, loc, group, cluster->rank);
+  return {loop, loop.getRegionIterArgs()[0], tile};
+}
+
+/// Whether `v` is the same in the blocks of a cluster of a clustered
+/// persistent kernel: computed without the tile's row (tile.raster_axis 1)
+/// or other block indices; the column under the grouped raster is shared
+/// (see tile-gpu-kernel-abi's groupedBlockIds), and so are loop induction
+/// variables, parameters and grid extents.
+static bool sameInCluster(Value v, scf::ForOp loop) {
+  if (auto arg = llvm::dyn_cast<BlockArgument>(v))
+    return v == loop.getInductionVar() ||
+           llvm::isa<gpu::GPUFuncOp>(arg.getOwner()->getParentOp());
+  Operation *def = v.getDefiningOp();
+  if (auto axis = def->getAttrOfType<IntegerAttr>(tile::attr::kRasterAxis))
+    return axis.getInt() == 0;
+  if (llvm::isa<gpu::GridDimOp>(def))
+    return true;
+  if (llvm::isa<gpu::BlockIdOp>(def) || def->getNumRegions() != 0 ||
+      !isMemoryEffectFree(def))
+    return false;
+  return llvm::all_of(def->getOperands(), [&](Value operand) {
+    return sameInCluster(operand, loop);
+  });
 }
 
 /// Ends a tile loop's body: the next tile starts `iterations` later.
@@ -267,8 +311,8 @@ static scf::YieldOp endTileLoop(OpBuilder &b, Location loc,
 static void useTileIndices(OpBuilder &b, Location loc, TileLoop tiles,
                            Value gridX, Value gridY) {
   Block *body = tiles.loop.getBody();
-  b.setInsertionPointToStart(body);
-  Value t = tiles.loop.getInductionVar();
+  b.setInsertionPointAfterValue(tiles.tile);
+  Value t = tiles.tile;
   Value blockX = arith::RemUIOp::create(b, loc, t, gridX);
   Value blockY = arith::DivUIOp::create(b, loc, t, gridX);
   Value zero = indexConst(b, loc, 0), one = indexConst(b, loc, 1);
@@ -343,6 +387,34 @@ static void specializePipeline(const PipelinedLoop &p,
                        arith::AddIOp::create(b, loc, stage, c(b, stages)));
   };
 
+  // A 2-D grid becomes persistent: each block walks tiles, so that the
+  // producer fills the next tile's stages while the consumers finish one.
+  // All of the kernel's block and grid indices must be the consumers':
+  // after the barriers, where the consumers' code starts.
+  auto gridRank = func->getAttrOfType<IntegerAttr>(tile::attr::kGridRank);
+  bool persistent = gridRank && gridRank.getInt() == 2;
+  Operation *setUpEnd = barriers.getDefiningOp();
+  func.walk([&](Operation *op) {
+    if (!llvm::isa<gpu::BlockIdOp, gpu::GridDimOp>(op))
+      return;
+    Operation *top = entry.findAncestorOpInBlock(*op);
+    if (!top || top == setUpEnd || top->isBeforeInBlock(setUpEnd))
+      persistent = false;
+  });
+  // Persistent kernels whose blocks load some operand tile independent of
+  // the tile's row run in clusters of two consecutive tiles (rows of one
+  // column) where the grid allows, each block copying half of such tiles
+  // into both (multicast), so L2 serves them once. Their consumers release
+  // a stage in both blocks: the empty barriers count the warps of two.
+  llvm::DenseSet<Operation *> sharedCopies;
+  if (persistent && target.hasClusters())
+    for (tile::CopyOp copy : p.producers)
+      if (llvm::all_of(copy.getSourceIndices(),
+                       [&](Value v) { return sameInCluster(v, loop); }))
+        sharedCopies.insert(copy);
+  bool clustered = !sharedCopies.empty();
+  int64_t releasingBlocks = clustered ? 2 : 1;
+
   // Set-up, by every thread of the block.
   OpBuilder b(func.getContext());
   b.setInsertionPointAfter(barriers.getDefiningOp());
@@ -353,11 +425,30 @@ static void specializePipeline(const PipelinedLoop &p,
       empties.push_back(empty(b, c(b, s)));
     }
     target.initCopyBarriers(b, loc, fulls, /*arrivals=*/1);
-    // One arrival per consumer warp.
+    // One arrival per consumer warp (of each releasing block).
     target.initCopyBarriers(b, loc, empties,
-                            /*arrivals=*/consumers / target.warpSize());
+                            /*arrivals=*/consumers / target.warpSize() *
+                                releasingBlocks);
   });
   gpu::BarrierOp::create(b, loc);
+  std::optional<GPUTargetInfo::ClusterPosition> cluster;
+  if (clustered) {
+    // The other block's barriers are set up before its copies land here.
+    target.clusterSync(b, loc);
+    cluster = target.clusterPosition(b, loc);
+    func->setAttr(tile::attr::kClusterRows, b.getI64IntegerAttr(2));
+  }
+  const GPUTargetInfo::ClusterPosition *clusterAt =
+      cluster ? &*cluster : nullptr;
+  // This block and the other one of its cluster (this one again when the
+  // cluster has one block): the blocks whose empty barriers consumers
+  // arrive on.
+  SmallVector<Value> releaseRanks;
+  if (cluster) {
+    Value last = arith::SubIOp::create(b, loc, cluster->size, c(b, 1));
+    Value other = arith::SubIOp::create(b, loc, last, cluster->rank);
+    releaseRanks = {cluster->rank, other};
+  }
   Value isConsumer = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
                                            k.tid, c(b, consumers));
   auto roles = scf::IfOp::create(b, loc, isConsumer, /*withElseRegion=*/true);
@@ -371,16 +462,6 @@ static void specializePipeline(const PipelinedLoop &p,
   target.setRoleRegisters(b, loc, /*producer=*/false, consumers);
   Value lb = loop.getLowerBound(), ub = loop.getUpperBound(),
         step = loop.getStep();
-  // A 2-D grid becomes persistent: each block walks tiles, so that the
-  // producer fills the next tile's stages while the consumers finish one.
-  // All of the kernel's block and grid indices must be the consumers'.
-  auto rank = func->getAttrOfType<IntegerAttr>(tile::attr::kGridRank);
-  bool persistent = rank && rank.getInt() == 2;
-  func.walk([&](Operation *op) {
-    if (llvm::isa<gpu::BlockIdOp, gpu::GridDimOp>(op) &&
-        !roles.getThenRegion().isAncestor(op->getParentRegion()))
-      persistent = false;
-  });
   Value gridX, gridY;
   TileLoop consumerTiles;
   if (persistent) {
@@ -403,7 +484,7 @@ static void specializePipeline(const PipelinedLoop &p,
     Operation *firstOp = consumer->getTerminator();
     if (b.getInsertionPoint() != consumer->end())
       firstOp = &*b.getInsertionPoint();
-    consumerTiles = beginTileLoop(b, loc, gridX, gridY);
+    consumerTiles = beginTileLoop(b, loc, gridX, gridY, clusterAt);
     Block *tileBody = consumerTiles.loop.getBody();
     tileBody->getOperations().splice(tileBody->end(), consumer->getOperations(),
                                      firstOp->getIterator(),
@@ -425,9 +506,10 @@ static void specializePipeline(const PipelinedLoop &p,
     if (persistent) {
       // The same tiles in the same order: the consumers' tile index and
       // iteration count are the producer's.
-      producerTiles = beginTileLoop(b, loc, gridX, gridY);
+      producerTiles = beginTileLoop(b, loc, gridX, gridY, clusterAt);
       outside.map(consumerTiles.loop.getInductionVar(),
                   producerTiles.loop.getInductionVar());
+      outside.map(consumerTiles.tile, producerTiles.tile);
       outside.map(consumerTiles.base, producerTiles.base);
     }
     Region &consumerRegion = roles.getThenRegion();
@@ -481,7 +563,7 @@ static void specializePipeline(const PipelinedLoop &p,
       target.waitCopyBarrier(b, loc, empty(b, stage), parity);
     }
     issueTensorCopies(b, loc, k, loop, p.producers, buffers, at, stage,
-                      full(b, stage), outside);
+                      full(b, stage), outside, clusterAt, sharedCopies);
   });
 
   // The consumers' loop: wait for the stage, compute, release the stage
@@ -497,7 +579,8 @@ static void specializePipeline(const PipelinedLoop &p,
     gemm->setAttr(tile::attr::kMmaInFlight, b.getI64IntegerAttr(1));
   b.setInsertionPoint(loop.getBody()->getTerminator());
   if (asyncGemms.empty()) {
-    target.arriveCopyBarrierPerWarp(b, loc, empty(b, stage), k.tid);
+    target.arriveCopyBarrierPerWarp(b, loc, empty(b, stage), k.tid,
+                                    releaseRanks);
   } else {
     Value notFirst =
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, it, c(b, 0));
@@ -506,7 +589,8 @@ static void specializePipeline(const PipelinedLoop &p,
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPoint(release.thenBlock()->getTerminator());
     Value previous = stageAhead(b, loc, it, stages - 1, stages);
-    target.arriveCopyBarrierPerWarp(b, loc, empty(b, previous), k.tid);
+    target.arriveCopyBarrierPerWarp(b, loc, empty(b, previous), k.tid,
+                                    releaseRanks);
   }
   for (tile::CopyOp copy : p.producers)
     copy.erase();
@@ -515,6 +599,12 @@ static void specializePipeline(const PipelinedLoop &p,
   if (!asyncGemms.empty())
     target.mmaWait(b, loc, 0);
   gpu::BarrierOp::create(b, loc);
+  if (cluster) {
+    // No block leaves while the other may still arrive on its barriers or
+    // copy into its tiles.
+    b.setInsertionPointAfter(roles);
+    target.clusterSync(b, loc);
+  }
 
   // Launched with the producers.
   int64_t blockThreads = consumers + producers;

@@ -3,6 +3,9 @@
 
 #include "tlc/Dialect/Tile/IR/TileUtils.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/ErrorHandling.h"
 
@@ -41,6 +44,15 @@ void GPUTargetInfo::asyncCommit(OpBuilder &, Location) const {
 
 void GPUTargetInfo::asyncWait(OpBuilder &, Location, int64_t) const {
   llvm::report_fatal_error("tlc: this target has no asynchronous copies");
+}
+
+GPUTargetInfo::ClusterPosition
+GPUTargetInfo::clusterPosition(OpBuilder &b, Location loc) const {
+  Value id = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+  Value count = gpu::GridDimOp::create(b, loc, gpu::Dimension::x);
+  Value rank = arith::ConstantIndexOp::create(b, loc, 0);
+  Value size = arith::ConstantIndexOp::create(b, loc, 1);
+  return {id, count, rank, size};
 }
 
 namespace {

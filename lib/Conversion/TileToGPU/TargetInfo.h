@@ -73,20 +73,43 @@ public:
                                  mlir::Value barrier) const {}
   /// Every thread of whole warps: once the warp's threads are done with
   /// what `barrier` guards, one of them arrives for the warp (the barrier
-  /// counts warps; `tid` is the thread index).
-  virtual void arriveCopyBarrierPerWarp(mlir::OpBuilder &b, mlir::Location loc,
-                                        mlir::Value barrier,
-                                        mlir::Value tid) const {}
+  /// counts warps; `tid` is the thread index). With `clusterRanks`, it
+  /// arrives once on the barrier at the same address in each of those
+  /// blocks of the cluster (index values; a rank may repeat).
+  virtual void
+  arriveCopyBarrierPerWarp(mlir::OpBuilder &b, mlir::Location loc,
+                           mlir::Value barrier, mlir::Value tid,
+                           mlir::ValueRange clusterRanks = {}) const {}
   /// One thread: arrives on `barrier`, whose phase then completes when
   /// `bytes` more bytes of tensor copies have landed.
   virtual void expectCopyBytes(mlir::OpBuilder &b, mlir::Location loc,
                                mlir::Value barrier, int64_t bytes) const {}
+  /// Where this block is among the thread-block clusters of the launch
+  /// (index values): cluster `id` of `count`, block `rank` of `size`.
+  struct ClusterPosition {
+    mlir::Value id, count, rank, size;
+  };
+  /// Whether blocks can run in clusters that fill each other's tiles
+  /// (tensor copies multicast to several blocks).
+  virtual bool hasClusters() const { return false; }
+  /// Without clusters: block x of the grid's x extent, rank 0 of 1.
+  virtual ClusterPosition clusterPosition(mlir::OpBuilder &b,
+                                          mlir::Location loc) const;
+  /// Every thread of every block of the cluster: waits for all of them;
+  /// what each did before (barrier set-up included) is then visible to all.
+  virtual void clusterSync(mlir::OpBuilder &b, mlir::Location loc) const {}
+
   /// One thread: starts copying the window of `copy` at `srcIndex` into
-  /// `dst` (a buffer of its destination), completing on `barrier`.
+  /// `dst` (a buffer of its destination), completing on `barrier`. With
+  /// `shared` (the block's cluster rank and the cluster's size), every block
+  /// of a cluster copies the same window: where the size is 2, each block
+  /// copies a half into both blocks (the barriers at `barrier`'s address
+  /// in each expect all of the bytes).
   virtual void tensorCopy(KernelLowering &k, mlir::OpBuilder &b,
                           mlir::Location loc, tile::CopyOp copy,
                           mlir::ValueRange srcIndex, mlir::Value dst,
-                          mlir::Value barrier) const {}
+                          mlir::Value barrier,
+                          const ClusterPosition *shared = nullptr) const {}
   /// Every thread: waits until the phase of `barrier` with parity `parity`
   /// (index, 0 or 1) has completed; the copies' data is then visible.
   virtual void waitCopyBarrier(mlir::OpBuilder &b, mlir::Location loc,

@@ -112,6 +112,8 @@ void GPUTarget::emitStub(const KernelSignature &kernel,
   if (fallback != compiled.fallbacks.end()) {
     info.tensorMaps = compiled.tensorMaps.lookup(entry);
     info.persistent = compiled.persistent.contains(entry);
+    if (int64_t rows = compiled.clusterRows.lookup(entry))
+      info.clusterRows = rows;
     info.fallbackEntry = fallback->second;
     info.fallbackSharedBytes = compiled.sharedBytes.lookup(fallback->second);
     info.fallbackThreads = kernel.threads;
@@ -137,6 +139,9 @@ void GPUTarget::collectLaunchFacts(mlir::ModuleOp lowered,
       compiled.fallbacks[func.getName()] = fallback.getValue().str();
     if (func->hasAttr(tile::attr::kPersistent))
       compiled.persistent.insert(func.getName());
+    if (auto rows =
+            func->getAttrOfType<mlir::IntegerAttr>(tile::attr::kClusterRows))
+      compiled.clusterRows[func.getName()] = rows.getInt();
     auto maps = func->getAttrOfType<mlir::ArrayAttr>(tile::attr::kTensorMaps);
     if (!maps)
       return;

@@ -1,9 +1,10 @@
 // A stand-in libcuda.so.1 for kernels with tensor copies: prints every
 // cuTensorMapEncodeTiled call and, per launch, the entry, the grid extents
 // a persistent entry takes and the tensor maps passed after them (their
-// first byte numbers the encode that made them), so the stub's choice
-// between the TMA entry and its fallback can be tested without a GPU. The
-// device has 3 SMs that hold one block each.
+// first byte numbers the encode that made them), and the cluster shape of
+// cuLaunchKernelEx, so the stub's choice between the TMA entry and its
+// fallback, and of clusters, can be tested without a GPU. The device has 3
+// SMs that hold one block each.
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -78,20 +79,52 @@ int cuTensorMapEncodeTiled(void *map, int type, uint32_t rank, void *,
   static_cast<unsigned char *>(map)[0] = static_cast<unsigned char>(++encodes);
   return 0;
 }
-int cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
-                   unsigned, unsigned, unsigned shared, void *, void **p,
-                   void **) {
+static void printLaunch(void *f, unsigned gx, unsigned gy, unsigned gz,
+                        unsigned bx, unsigned shared, void **p) {
   const char *name = static_cast<const char *>(f);
   std::printf("fake: launch %s grid %u %u %u block %u shared %u", name, gx, gy,
               gz, bx, shared);
   // gemm's ABI: three rank-2 tensors, 5 parameters each; then the grid
   // extents and the maps of the (persistent) TMA entry.
   if (!std::strstr(name, "$fallback"))
-    std::printf(" tiles %lld x %lld maps %d %d",
+    std::printf(" tiles %lld x %lld maps %d %d %d",
                 (long long)*static_cast<int64_t *>(p[15]),
                 (long long)*static_cast<int64_t *>(p[16]),
                 *static_cast<unsigned char *>(p[17]),
-                *static_cast<unsigned char *>(p[18]));
+                *static_cast<unsigned char *>(p[18]),
+                *static_cast<unsigned char *>(p[19]));
+}
+int cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+                   unsigned, unsigned, unsigned shared, void *, void **p,
+                   void **) {
+  printLaunch(f, gx, gy, gz, bx, shared, p);
+  std::printf("\n");
+  return 0;
+}
+// cuda.h's CUlaunchConfig and CUlaunchAttribute, as far as read here.
+struct Attribute {
+  int id;
+  char pad[4];
+  unsigned value[16];
+};
+struct Config {
+  unsigned gx, gy, gz, bx, by, bz, shared;
+  void *stream;
+  Attribute *attrs;
+  unsigned numAttrs;
+};
+// Clusters of two: the 3 SMs of one block each hold one.
+int cuOccupancyMaxActiveClusters(int *clusters, void *, const Config *c) {
+  *clusters =
+      c->numAttrs == 1 && c->attrs[0].id == 4 ? 3 / c->attrs[0].value[0] : 0;
+  return 0;
+}
+int cuLaunchKernelEx(const Config *c, void *f, void **p, void **) {
+  printLaunch(f, c->gx, c->gy, c->gz, c->bx, c->shared, p);
+  for (unsigned i = 0; i < c->numAttrs; ++i)
+    if (c->attrs[i].id == 4) // CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
+      std::printf(" cluster %u %u %u", c->attrs[i].value[0],
+                  c->attrs[i].value[1], c->attrs[i].value[2]);
   std::printf("\n");
   return 0;
 }

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <cstdio>
 
-alignas(64) static uint16_t a[256 * 136], b[136 * 512], c[256 * 512];
+alignas(64) static uint16_t a[384 * 136], b[136 * 512], c[384 * 512];
 
 static void run(const char *what, int64_t M, int64_t N, int64_t K,
                 int64_t lda) {
@@ -22,5 +22,6 @@ int main() {
   run("again", 256, 512, 128, 128); // the cached maps
   run("rows of 120 bytes", 256, 512, 60, 60);
   run("aligned again", 256, 512, 128, 128);
+  run("three rows of tiles", 384, 512, 128, 128); // no clusters of two rows
   return 0;
 }

@@ -328,8 +328,19 @@ public:
     nvidia::arriveBarrier(b, loc, barrier);
   }
   void arriveCopyBarrierPerWarp(OpBuilder &b, Location loc, Value barrier,
-                                Value tid) const override {
-    nvidia::arriveBarrierPerWarp(b, loc, barrier, tid, warpSize());
+                                Value tid,
+                                ValueRange clusterRanks) const override {
+    nvidia::arriveBarrierPerWarp(b, loc, barrier, tid, warpSize(),
+                                 clusterRanks);
+  }
+  // Thread-block clusters (sm_90 and newer) share tiles through TMA
+  // multicast.
+  bool hasClusters() const override { return computeCapability() >= 90; }
+  ClusterPosition clusterPosition(OpBuilder &b, Location loc) const override {
+    return nvidia::clusterPosition(b, loc);
+  }
+  void clusterSync(OpBuilder &b, Location loc) const override {
+    nvidia::clusterSync(b, loc);
   }
   // A producer warpgroup issuing TMA where wgmma computes (sm_90a).
   int64_t producerThreads() const override { return hasWgmma() ? 128 : 0; }
@@ -344,8 +355,8 @@ public:
   }
   void tensorCopy(KernelLowering &k, OpBuilder &b, Location loc,
                   tile::CopyOp copy, ValueRange srcIndex, Value dst,
-                  Value barrier) const override {
-    nvidia::emitTensorCopy(k, b, loc, copy, srcIndex, dst, barrier);
+                  Value barrier, const ClusterPosition *shared) const override {
+    nvidia::emitTensorCopy(k, b, loc, copy, srcIndex, dst, barrier, shared);
   }
   void waitCopyBarrier(OpBuilder &b, Location loc, Value barrier,
                        Value parity) const override {

@@ -76,13 +76,46 @@ void nvidia::arriveBarrier(OpBuilder &b, Location loc, Value barrier) {
 }
 
 void nvidia::arriveBarrierPerWarp(OpBuilder &b, Location loc, Value barrier,
-                                  Value tid, int64_t warpSize) {
+                                  Value tid, int64_t warpSize,
+                                  ValueRange clusterRanks) {
   Value allLanes = arith::ConstantIntOp::create(b, loc, b.getI32Type(), -1);
   NVVM::SyncWarpOp::create(b, loc, allLanes);
   Value lanes = gpu_lowering::indexConst(b, loc, warpSize);
   Value lane = arith::RemUIOp::create(b, loc, tid, lanes);
-  gpu_lowering::inThread(b, loc, lane, 0,
-                         [&](OpBuilder &b) { arriveBarrier(b, loc, barrier); });
+  gpu_lowering::inThread(b, loc, lane, 0, [&](OpBuilder &b) {
+    if (clusterRanks.empty())
+      return arriveBarrier(b, loc, barrier);
+    Value local = sharedPointer(b, loc, barrier);
+    auto clusterPtr = LLVM::LLVMPointerType::get(b.getContext(), 7);
+    for (Value rank : clusterRanks) {
+      Value rank32 = arith::IndexCastUIOp::create(b, loc, b.getI32Type(), rank);
+      Value remote = NVVM::MapaOp::create(b, loc, clusterPtr, local, rank32);
+      // Release at cluster scope: the other block's producer overwrites
+      // what this warp read.
+      NVVM::MBarrierArriveOp::create(b, loc, /*res=*/Type(), remote,
+                                     /*count=*/Value(),
+                                     NVVM::MemScopeKind::CLUSTER,
+                                     /*relaxed=*/false);
+    }
+  });
+}
+
+GPUTargetInfo::ClusterPosition nvidia::clusterPosition(OpBuilder &b,
+                                                       Location loc) {
+  auto asIndex = [&](Value v) -> Value {
+    return arith::IndexCastUIOp::create(b, loc, b.getIndexType(), v);
+  };
+  Type i32 = b.getI32Type();
+  Value id = NVVM::ClusterIdXOp::create(b, loc, i32);
+  Value count = NVVM::ClusterDimXOp::create(b, loc, i32);
+  Value rank = NVVM::ClusterId::create(b, loc, i32);
+  Value size = NVVM::ClusterDim::create(b, loc, i32);
+  return {asIndex(id), asIndex(count), asIndex(rank), asIndex(size)};
+}
+
+void nvidia::clusterSync(OpBuilder &b, Location loc) {
+  NVVM::ClusterArriveOp::create(b, loc, /*aligned=*/nullptr);
+  NVVM::ClusterWaitOp::create(b, loc, /*aligned=*/nullptr);
 }
 
 void nvidia::setRoleRegisters(OpBuilder &b, Location loc, bool producer,
@@ -134,14 +167,17 @@ static Value tensorMap(gpu::GPUFuncOp func, BlockArgument arg,
   return func.getArgument(func.getNumArguments() - 1);
 }
 
-void nvidia::emitTensorCopy(KernelLowering &k, OpBuilder &b, Location loc,
-                            tile::CopyOp copy, ValueRange srcIndex, Value dst,
-                            Value barrier) {
+/// The TMA copies of rows [firstRow, firstRow + rows) of `copy`'s window
+/// at `srcIndex` (a tile of `tileRows` rows), one per swizzle atom, into
+/// `dst`; to the blocks of `multicastMask` when given.
+static void copyRows(KernelLowering &k, OpBuilder &b, Location loc,
+                     tile::CopyOp copy, ValueRange srcIndex, Value dst,
+                     Value barrier, Value firstRow, int64_t rows,
+                     Value multicastMask) {
   auto dstType = memrefType(dst);
-  auto srcType = memrefType(copy.getSource());
-  int64_t rank = srcType.getRank();
+  int64_t rank = memrefType(copy.getSource()).getRank();
   int64_t elemBytes = dstType.getElementTypeBitWidth() / 8;
-  int64_t rows = dstType.getShape()[0], cols = dstType.getShape()[1];
+  int64_t tileRows = dstType.getShape()[0], cols = dstType.getShape()[1];
   int64_t swizzle = k.swizzleOf(dst);
   int64_t atomCols = swizzle / elemBytes;
   SmallVector<int64_t> box(rank, 1);
@@ -150,19 +186,23 @@ void nvidia::emitTensorCopy(KernelLowering &k, OpBuilder &b, Location loc,
   Value map = tensorMap(k.func, tensorArgument(copy.getSource()), box, swizzle);
 
   auto c = [&](int64_t v) { return indexConst(b, loc, v); };
-  Value start = viewByteAddress(b, loc, dst, elemBytes);
+  Value tileStart = viewByteAddress(b, loc, dst, elemBytes);
+  Value rowBytes = arith::MulIOp::create(b, loc, firstRow, c(swizzle));
+  Value start = arith::AddIOp::create(b, loc, tileStart, rowBytes);
   auto toI32 = [&](Value v) -> Value {
     return arith::IndexCastOp::create(b, loc, b.getI32Type(), v);
   };
   // Coordinates innermost first.
   SmallVector<Value> outer;
-  for (int64_t d = rank - 2; d >= 0; --d)
+  Value rowIndex = arith::AddIOp::create(b, loc, srcIndex[rank - 2], firstRow);
+  outer.push_back(toI32(rowIndex));
+  for (int64_t d = rank - 3; d >= 0; --d)
     outer.push_back(toI32(srcIndex[d]));
   Value mbar = sharedPointer(b, loc, barrier);
   auto clusterPtr = LLVM::LLVMPointerType::get(b.getContext(), 7);
   for (int64_t atom = 0; atom < cols / atomCols; ++atom) {
     Value address =
-        arith::AddIOp::create(b, loc, start, c(atom * rows * swizzle));
+        arith::AddIOp::create(b, loc, start, c(atom * tileRows * swizzle));
     Value to = LLVM::AddrSpaceCastOp::create(b, loc, clusterPtr,
                                              sharedPointer(b, loc, address));
     SmallVector<Value> coords = {toI32(
@@ -170,8 +210,33 @@ void nvidia::emitTensorCopy(KernelLowering &k, OpBuilder &b, Location loc,
     coords.append(outer);
     NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
         b, loc, to, map, coords, mbar, /*im2colOffsets=*/ValueRange(),
-        /*multicastMask=*/Value(), /*l2CacheHint=*/Value(),
-        NVVM::TMALoadMode::TILE, /*isCTAOnly=*/false, /*group=*/nullptr,
-        /*predicate=*/Value());
+        multicastMask, /*l2CacheHint=*/Value(), NVVM::TMALoadMode::TILE,
+        /*isCTAOnly=*/false, /*group=*/nullptr, /*predicate=*/Value());
   }
+}
+
+void nvidia::emitTensorCopy(KernelLowering &k, OpBuilder &b, Location loc,
+                            tile::CopyOp copy, ValueRange srcIndex, Value dst,
+                            Value barrier,
+                            const GPUTargetInfo::ClusterPosition *shared) {
+  int64_t rows = memrefType(dst).getShape()[0];
+  Value zero = indexConst(b, loc, 0);
+  // A swizzle pattern repeats every 8 rows: halves of whole periods land
+  // where the whole tile's rows would.
+  if (!shared || rows % 16 != 0)
+    return copyRows(k, b, loc, copy, srcIndex, dst, barrier, zero, rows,
+                    /*multicastMask=*/Value());
+  Value pair = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                     shared->size, indexConst(b, loc, 2));
+  auto ifPair = scf::IfOp::create(b, loc, pair, /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(ifPair.thenBlock()->getTerminator());
+  Value half = indexConst(b, loc, rows / 2);
+  Value firstRow = arith::MulIOp::create(b, loc, shared->rank, half);
+  Value bothBlocks = arith::ConstantIntOp::create(b, loc, b.getI16Type(), 3);
+  copyRows(k, b, loc, copy, srcIndex, dst, barrier, firstRow, rows / 2,
+           bothBlocks);
+  b.setInsertionPoint(ifPair.elseBlock()->getTerminator());
+  copyRows(k, b, loc, copy, srcIndex, dst, barrier, zero, rows,
+           /*multicastMask=*/Value());
 }

@@ -22,10 +22,16 @@ void initBarriers(mlir::OpBuilder &b, mlir::Location loc,
                   mlir::ValueRange barriers, int64_t arrivals);
 void arriveBarrier(mlir::OpBuilder &b, mlir::Location loc, mlir::Value barrier);
 /// bar.warp.sync (orders the warp's memory accesses before lane 0's), then
-/// lane 0 arrives for its warp.
+/// lane 0 arrives for its warp: on `barrier`, or with `clusterRanks` on the
+/// barrier at its address in each of those blocks of the cluster.
 void arriveBarrierPerWarp(mlir::OpBuilder &b, mlir::Location loc,
                           mlir::Value barrier, mlir::Value tid,
-                          int64_t warpSize);
+                          int64_t warpSize, mlir::ValueRange clusterRanks);
+/// %clusterid.x, %nclusterid.x, %cluster_ctarank, %cluster_nctarank.
+GPUTargetInfo::ClusterPosition clusterPosition(mlir::OpBuilder &b,
+                                               mlir::Location loc);
+/// barrier.cluster.arrive (release) + barrier.cluster.wait (acquire).
+void clusterSync(mlir::OpBuilder &b, mlir::Location loc);
 /// setmaxnreg: producers keep few registers, consumers share the rest of
 /// the register file.
 void setRoleRegisters(mlir::OpBuilder &b, mlir::Location loc, bool producer,
@@ -35,10 +41,14 @@ void expectBytes(mlir::OpBuilder &b, mlir::Location loc, mlir::Value barrier,
 void waitBarrier(mlir::OpBuilder &b, mlir::Location loc, mlir::Value barrier,
                  mlir::Value parity);
 /// One TMA copy per swizzle atom (a box of the tile's rows by one atom's
-/// columns) into the atoms of `dst`, stacked along its rows.
+/// columns) into the atoms of `dst`, stacked along its rows. `shared`: see
+/// GPUTargetInfo::tensorCopy; in clusters of 2, block r copies rows
+/// [r * rows / 2, (r + 1) * rows / 2) of each atom into both blocks
+/// (multicast), when the half is whole swizzle periods (8 rows).
 void emitTensorCopy(KernelLowering &k, mlir::OpBuilder &b, mlir::Location loc,
                     tile::CopyOp copy, mlir::ValueRange srcIndex,
-                    mlir::Value dst, mlir::Value barrier);
+                    mlir::Value dst, mlir::Value barrier,
+                    const GPUTargetInfo::ClusterPosition *shared);
 
 } // namespace tlc::gpu_lowering::nvidia
 

@@ -63,6 +63,10 @@ constexpr llvm::StringLiteral kSwizzle = "tile.swizzle";
 /// String: why layout inference moved a fragment to shared memory.
 constexpr llvm::StringLiteral kDemoted = "tile.demoted";
 
+// On the two results of the grouped block order (tile-gpu-kernel-abi).
+/// i64: the block index (0: x, column; 1: y, row) the op computes.
+constexpr llvm::StringLiteral kRasterAxis = "tile.raster_axis";
+
 // On tile.gemm.
 /// i64: groups of asynchronous MMAs the gemm may leave running (the GPU
 /// pipeliner waits for them where the accumulator is read).
@@ -97,6 +101,12 @@ constexpr llvm::StringLiteral kBlockThreads = "tile.block_threads";
 /// as the device holds at once (or fewer), along x, and each block walks
 /// the grid's blocks (x fastest) from its index in steps of the grid size.
 constexpr llvm::StringLiteral kPersistent = "tile.persistent";
+/// i64: a persistent kernel that may be launched in thread-block clusters
+/// of this many blocks along x when the grid's y extent is a multiple of
+/// it: the blocks of a cluster take consecutive tiles (rows of one column
+/// under the grouped raster) and share the copies of operand tiles that do
+/// not depend on the tile's row (multicast).
+constexpr llvm::StringLiteral kClusterRows = "tile.cluster_rows";
 /// String: the entry of the same kernel without tensor copies (launched
 /// when a tensor breaks the tensor-copy unit's rules).
 constexpr llvm::StringLiteral kFallback = "tile.fallback";
