@@ -503,19 +503,9 @@ private:
   int64_t residentBlocks(CUfunction fn, int64_t threads, int64_t cluster) {
     const Driver &d = driver();
     if (cluster > 1) {
-      LaunchAttribute attribute = {};
-      attribute.id = kLaunchAttributeClusterDimension;
-      attribute.value.clusterDim = {static_cast<unsigned>(cluster), 1, 1};
-      LaunchConfig config = {static_cast<unsigned>(cluster),
-                             1,
-                             1,
-                             static_cast<unsigned>(threads),
-                             1,
-                             1,
-                             static_cast<unsigned>(sharedBytes),
-                             nullptr,
-                             &attribute,
-                             1};
+      LaunchAttribute attribute;
+      LaunchConfig config =
+          clusterLaunch(cluster, threads, cluster, nullptr, attribute);
       int clusters = 0;
       if (d.cuOccupancyMaxActiveClusters(&clusters, fn, &config) !=
               CUDA_SUCCESS ||
@@ -539,6 +529,26 @@ private:
     return int64_t(sms) * perSM;
   }
 
+  /// The launch of `blocks` x 1 x 1 blocks of `threads` threads with the
+  /// kernel's shared memory on `stream`, in clusters of `cluster` blocks
+  /// (`attribute` holds the cluster shape the config points at).
+  LaunchConfig clusterLaunch(int64_t blocks, int64_t threads, int64_t cluster,
+                             void *stream, LaunchAttribute &attribute) const {
+    attribute = {};
+    attribute.id = kLaunchAttributeClusterDimension;
+    attribute.value.clusterDim = {static_cast<unsigned>(cluster), 1, 1};
+    return {static_cast<unsigned>(blocks),
+            1,
+            1,
+            static_cast<unsigned>(threads),
+            1,
+            1,
+            static_cast<unsigned>(sharedBytes),
+            static_cast<CUstream>(stream),
+            &attribute,
+            1};
+  }
+
   /// The launch of the grid (gx, gy, gz) after checking it or, when
   /// `persistentBlocks` > 0, of that many blocks along x that walk it, in
   /// clusters of `cluster` blocks.
@@ -556,35 +566,21 @@ private:
     if (!status.ok())
       return status;
     bool persistent = persistentBlocks > 0;
-    if (traceLaunches() && persistent && cluster > 1)
+    if (traceLaunches() && persistent) {
+      std::string clusters =
+          cluster > 1 ? " in clusters of " + std::to_string(cluster) : "";
       std::fprintf(stderr,
-                   "tlc: %s: launching %s (persistent: %lld blocks in "
-                   "clusters of %lld for %lld)\n",
+                   "tlc: %s: launching %s (persistent: %lld blocks%s for "
+                   "%lld)\n",
                    kernel, entry, static_cast<long long>(persistentBlocks),
-                   static_cast<long long>(cluster),
-                   static_cast<long long>(gx * gy * gz));
-    else if (traceLaunches() && persistent)
-      std::fprintf(stderr,
-                   "tlc: %s: launching %s (persistent: %lld blocks for %lld)\n",
-                   kernel, entry, static_cast<long long>(persistentBlocks),
-                   static_cast<long long>(gx * gy * gz));
-    else if (traceLaunches())
+                   clusters.c_str(), static_cast<long long>(gx * gy * gz));
+    } else if (traceLaunches())
       std::fprintf(stderr, "tlc: %s: launching %s\n", kernel, entry);
     const Driver &d = driver();
     if (persistent && cluster > 1) {
-      LaunchAttribute attribute = {};
-      attribute.id = kLaunchAttributeClusterDimension;
-      attribute.value.clusterDim = {static_cast<unsigned>(cluster), 1, 1};
-      LaunchConfig config = {static_cast<unsigned>(persistentBlocks),
-                             1,
-                             1,
-                             static_cast<unsigned>(threads),
-                             1,
-                             1,
-                             static_cast<unsigned>(sharedBytes),
-                             static_cast<CUstream>(stream),
-                             &attribute,
-                             1};
+      LaunchAttribute attribute;
+      LaunchConfig config =
+          clusterLaunch(persistentBlocks, threads, cluster, stream, attribute);
       CUresult r = d.cuLaunchKernelEx(&config, fn, params, nullptr);
       if (r != CUDA_SUCCESS)
         return error(kernel, "cuLaunchKernelEx (clusters of " +

@@ -28,8 +28,6 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
-#include <optional>
-
 using namespace mlir;
 using namespace tlc;
 using namespace tlc::gpu_lowering;
@@ -431,15 +429,15 @@ static void specializePipeline(const PipelinedLoop &p,
                                 releasingBlocks);
   });
   gpu::BarrierOp::create(b, loc);
-  std::optional<GPUTargetInfo::ClusterPosition> cluster;
+  GPUTargetInfo::ClusterPosition position;
+  const GPUTargetInfo::ClusterPosition *cluster = nullptr;
   if (clustered) {
     // The other block's barriers are set up before its copies land here.
     target.clusterSync(b, loc);
-    cluster = target.clusterPosition(b, loc);
+    position = target.clusterPosition(b, loc);
+    cluster = &position;
     func->setAttr(tile::attr::kClusterRows, b.getI64IntegerAttr(2));
   }
-  const GPUTargetInfo::ClusterPosition *clusterAt =
-      cluster ? &*cluster : nullptr;
   // This block and the other one of its cluster (this one again when the
   // cluster has one block): the blocks whose empty barriers consumers
   // arrive on.
@@ -484,7 +482,7 @@ static void specializePipeline(const PipelinedLoop &p,
     Operation *firstOp = consumer->getTerminator();
     if (b.getInsertionPoint() != consumer->end())
       firstOp = &*b.getInsertionPoint();
-    consumerTiles = beginTileLoop(b, loc, gridX, gridY, clusterAt);
+    consumerTiles = beginTileLoop(b, loc, gridX, gridY, cluster);
     Block *tileBody = consumerTiles.loop.getBody();
     tileBody->getOperations().splice(tileBody->end(), consumer->getOperations(),
                                      firstOp->getIterator(),
@@ -506,7 +504,7 @@ static void specializePipeline(const PipelinedLoop &p,
     if (persistent) {
       // The same tiles in the same order: the consumers' tile index and
       // iteration count are the producer's.
-      producerTiles = beginTileLoop(b, loc, gridX, gridY, clusterAt);
+      producerTiles = beginTileLoop(b, loc, gridX, gridY, cluster);
       outside.map(consumerTiles.loop.getInductionVar(),
                   producerTiles.loop.getInductionVar());
       outside.map(consumerTiles.tile, producerTiles.tile);
@@ -563,7 +561,7 @@ static void specializePipeline(const PipelinedLoop &p,
       target.waitCopyBarrier(b, loc, empty(b, stage), parity);
     }
     issueTensorCopies(b, loc, k, loop, p.producers, buffers, at, stage,
-                      full(b, stage), outside, clusterAt, sharedCopies);
+                      full(b, stage), outside, cluster, sharedCopies);
   });
 
   // The consumers' loop: wait for the stage, compute, release the stage
