@@ -261,6 +261,20 @@ private:
         line(depth + 1) << "Threads\n";
         printExpr(*k.threads, depth + 2);
       }
+      if (!k.tune.empty()) {
+        line(depth + 1) << "Tune";
+        end(k.tuneRange.Start);
+        for (const TuneAxis &axis : k.tune) {
+          line(depth + 2) << "TuneAxis " << axis.name;
+          end(axis.range.Start);
+          for (const ExprPtr &e : axis.values)
+            printExpr(*e, depth + 3);
+        }
+        if (k.tuneWhere) {
+          line(depth + 2) << "Where\n";
+          printExpr(*k.tuneWhere, depth + 3);
+        }
+      }
       if (k.body)
         printStmt(*k.body, depth + 1);
       return;

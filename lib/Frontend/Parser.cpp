@@ -273,6 +273,8 @@ private:
   DeclPtr parseKernel();
   DeclPtr parseFn();
   bool parseParams(std::vector<ParamDecl> &params);
+  /// `tune NAME in [v, ...] {, NAME in [...]} [where expr]`.
+  bool parseTune(KernelDecl &k);
   bool parseArgs(std::vector<ArgDecl> &args, bool inFn);
   bool parseArg(ArgDecl &arg, bool inFn);
   bool parseType(TypeExpr &type);
@@ -404,10 +406,43 @@ DeclPtr Parser::parseKernel() {
         !expect(TokKind::RParen))
       return nullptr;
   }
+  // `tune` and `where` are words only here, not keywords.
+  if (tok.is(TokKind::Ident) && tok.spelling == "tune" && !parseTune(*k))
+    return nullptr;
   if (!(k->body = parseBlock()))
     return nullptr;
   k->range = rangeFrom(start);
   return k;
+}
+
+bool Parser::parseTune(KernelDecl &k) {
+  SMLoc start = tok.loc();
+  consume();
+  do {
+    TuneAxis axis;
+    SMLoc axisStart = tok.loc();
+    if (!expectIdent(axis.name, axis.nameRange,
+                     "a parameter name after 'tune'"))
+      return false;
+    if (!expect(TokKind::KwIn, "expected 'in' after the tuned parameter"))
+      return false;
+    if (!expect(TokKind::LBracket,
+                "expected '[' and the list of values to try"))
+      return false;
+    if (tok.is(TokKind::RBracket))
+      return errorHere("the list of values to try is empty");
+    if (!parseExprList(axis.values, TokKind::RBracket))
+      return false;
+    axis.range = rangeFrom(axisStart);
+    k.tune.push_back(std::move(axis));
+  } while (consumeIf(TokKind::Comma));
+  if (tok.is(TokKind::Ident) && tok.spelling == "where") {
+    consume();
+    if (!(k.tuneWhere = parseExpr()))
+      return false;
+  }
+  k.tuneRange = rangeFrom(start);
+  return true;
 }
 
 DeclPtr Parser::parseFn() {

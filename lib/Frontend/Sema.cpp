@@ -196,6 +196,10 @@ std::optional<ConstValue> Sema::Impl::kernelParamValue(ParamDecl &p) {
       diags.error(p.defaultValue->range,
                   "parameter default must be a compile-time constant");
   }
+  if (paramOverrides)
+    for (const auto &[name, value] : *paramOverrides)
+      if (name == p.name)
+        return value;
   auto it = defines.find(p.name);
   if (it == defines.end()) {
     if (!def && !(p.defaultValue && p.defaultValue->type.isInvalid()))
@@ -227,7 +231,7 @@ void Sema::Impl::checkKernel(KernelDecl *k) {
   self.kernelInfos.push_back(KernelInfo{});
   KernelInfo &info = self.kernelInfos.back();
   info.decl = k;
-  info.name = k->name;
+  info.name = k->name + selection.suffix;
   kernel = &info;
   fnInstance = nullptr;
   resetScopes();
@@ -240,6 +244,7 @@ void Sema::Impl::checkKernel(KernelDecl *k) {
     if (v)
       info.params.push_back({p.name, *v});
   }
+  checkTune(k, info);
   for (size_t i = 0; i < k->args.size(); ++i)
     checkKernelArg(info, k->args[i], i);
   if (k->grid.empty() || k->grid.size() > 3)
@@ -273,6 +278,141 @@ void Sema::Impl::checkKernel(KernelDecl *k) {
   }
   checkBlock(k->body.get());
   kernel = nullptr;
+}
+
+void Sema::Impl::checkTune(KernelDecl *k, KernelInfo &info) {
+  if (k->tune.empty())
+    return;
+  unsigned errorsBefore = diags.errorCount();
+  std::vector<std::vector<ConstValue>> axisValues;
+  llvm::StringMap<const TuneAxis *> seen;
+  for (TuneAxis &axis : k->tune) {
+    auto param = llvm::find_if(
+        k->params, [&](const ParamDecl &p) { return p.name == axis.name; });
+    if (param == k->params.end()) {
+      diags.error(axis.nameRange, "'" + axis.name +
+                                      "' is not a parameter of kernel '" +
+                                      k->name + "'");
+      continue;
+    }
+    if (param->isDType) {
+      diags.error(axis.nameRange,
+                  "'" + axis.name +
+                      "' is a dtype parameter; tune varies how a kernel "
+                      "runs, not what it computes (pick the dtype with -D " +
+                      axis.name + "=...)");
+      continue;
+    }
+    auto [previous, inserted] = seen.try_emplace(axis.name, &axis);
+    if (!inserted) {
+      diags.error(axis.nameRange,
+                  "parameter '" + axis.name + "' is tuned twice");
+      diags.note(previous->second->nameRange.Start, "first tuned here");
+      continue;
+    }
+    std::optional<ConstValue> current = param->symbol->constValue;
+    std::vector<ConstValue> values;
+    for (ExprPtr &e : axis.values) {
+      Type t = checkExpr(e.get());
+      if (t.isInvalid())
+        continue;
+      std::optional<ConstValue> v = e->constValue;
+      if (!v || v->kind == ConstValue::DTypeVal) {
+        diags.error(e->range,
+                    "a value to try must be a compile-time number or bool");
+        continue;
+      }
+      if (current && current->kind == ConstValue::Float &&
+          v->kind == ConstValue::Int)
+        v = ConstValue::ofFloat(double(v->i));
+      if (current && current->kind != v->kind) {
+        diags.error(e->range, "'" + v->str() +
+                                  "' does not match the kind of "
+                                  "parameter '" +
+                                  axis.name + "' (default " + current->str() +
+                                  ")");
+        continue;
+      }
+      if (llvm::any_of(values, [&](const ConstValue &other) {
+            return other.str() == v->str();
+          })) {
+        diags.error(e->range, "'" + v->str() + "' is listed twice for '" +
+                                  axis.name + "'");
+        continue;
+      }
+      values.push_back(*v);
+    }
+    // -D fixes a parameter: its axis drops out of the space.
+    if (defines.count(axis.name))
+      continue;
+    info.tuneAxes.push_back(axis.name);
+    axisValues.push_back(std::move(values));
+  }
+  if (k->tuneWhere) {
+    bool admitted;
+    constBool(k->tuneWhere.get(), "the tune constraint", admitted);
+  }
+  if (diags.errorCount() != errorsBefore)
+    return;
+  constexpr uint64_t kMaxTunePoints = 100000;
+  uint64_t total = 1;
+  for (const std::vector<ConstValue> &values : axisValues) {
+    total *= values.size();
+    if (total > kMaxTunePoints) {
+      diags.error(k->tuneRange,
+                  "the tune space has more than " +
+                      std::to_string(kMaxTunePoints) +
+                      " points; narrow it or constrain it with 'where'");
+      return;
+    }
+  }
+  // Every combination, first axis slowest.
+  std::vector<size_t> odometer(axisValues.size(), 0);
+  for (uint64_t n = 0; n < total; ++n) {
+    TunePoint point;
+    for (size_t a = 0; a < axisValues.size(); ++a)
+      point.push_back({info.tuneAxes[a], axisValues[a][odometer[a]]});
+    if (tunePointAdmitted(k, point))
+      info.tunePoints.push_back(std::move(point));
+    else
+      ++info.tuneExcluded;
+    if (diags.errorCount() != errorsBefore)
+      return;
+    for (size_t a = axisValues.size(); a-- > 0;) {
+      if (++odometer[a] < axisValues[a].size())
+        break;
+      odometer[a] = 0;
+    }
+  }
+  if (info.tunePoints.empty())
+    diags.error(k->tuneRange, "the tune constraint admits none of the " +
+                                  std::to_string(total) +
+                                  " points of the space");
+}
+
+bool Sema::Impl::tunePointAdmitted(KernelDecl *k, const TunePoint &point) {
+  if (!k->tuneWhere)
+    return true;
+  paramOverrides = &point;
+  pushScope();
+  for (ParamDecl &p : k->params) {
+    std::optional<ConstValue> v = kernelParamValue(p);
+    Symbol *s = declare(SymbolKind::Param, p.name, p.range,
+                        v ? typeOfConst(*v) : Type::invalid());
+    s->constValue = v;
+  }
+  bool admitted = false;
+  bool ok = constBool(k->tuneWhere.get(), "the tune constraint", admitted);
+  popScope();
+  paramOverrides = nullptr;
+  // Leave the annotations of the kernel's own values on the constraint and
+  // the defaults.
+  for (ParamDecl &p : k->params)
+    if (p.defaultValue)
+      checkExpr(p.defaultValue.get());
+  bool unused;
+  constBool(k->tuneWhere.get(), "the tune constraint", unused);
+  return ok && admitted;
 }
 
 void Sema::Impl::checkKernelArg(KernelInfo &info, ArgDecl &a, unsigned index) {
@@ -384,12 +524,16 @@ bool Sema::Impl::check(Program &program) {
       diags.error(k->nameRange, "redefinition of kernel '" + k->name + "'");
       continue;
     }
+    if ((!selection.only.empty() && !selection.only.count(k->name)) ||
+        selection.skip.count(k->name))
+      continue;
     // The launch stub is NAME.h / NAME.cpp: the name must fit a file name
     // (255 bytes on Linux) with its suffix and the tlc_ prefix of entries.
     constexpr size_t kMaxKernelName = 200;
-    if (k->name.size() > kMaxKernelName) {
+    if (k->name.size() + selection.suffix.size() > kMaxKernelName) {
       diags.error(k->nameRange,
-                  "kernel name is " + std::to_string(k->name.size()) +
+                  "kernel name is " +
+                      std::to_string(k->name.size() + selection.suffix.size()) +
                       " characters long; at most " +
                       std::to_string(kMaxKernelName) +
                       " (its launch stub is NAME.h and NAME.cpp)");
@@ -413,11 +557,11 @@ bool Sema::Impl::check(Program &program) {
         }
       }
   for (auto &[name, value] : defines)
-    if (!usedDefines.count(name))
+    if (selection.warnUnusedDefines && !usedDefines.count(name))
       diags.warning(llvm::SMLoc(), "-D " + name +
                                        " names no parameter or dimension of "
                                        "any kernel");
-  if (kernelNames.empty() && !diags.hasErrors())
+  if (kernelNames.empty() && !diags.hasErrors() && selection.warnUnusedDefines)
     diags.warning(llvm::SMLoc(), "no kernel in this file");
   return !diags.hasErrors();
 }
@@ -430,3 +574,15 @@ Sema::Sema(DiagnosticEngine &diags, std::map<std::string, std::string> defines,
 Sema::~Sema() = default;
 
 bool Sema::check(Program &program) { return impl->check(program); }
+
+void Sema::select(KernelSelection selection) {
+  impl->selection = std::move(selection);
+}
+
+std::vector<std::string> Sema::usedDefines() const {
+  std::vector<std::string> names;
+  for (const auto &entry : impl->usedDefines)
+    names.push_back(entry.getKey().str());
+  std::sort(names.begin(), names.end());
+  return names;
+}

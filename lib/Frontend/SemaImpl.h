@@ -131,6 +131,10 @@ struct Sema::Impl {
   DiagnosticEngine &diags;
   std::map<std::string, std::string> defines;
   llvm::StringSet<> usedDefines;
+  KernelSelection selection;
+  /// Parameter values that take precedence over -D and defaults: the tune
+  /// point being evaluated.
+  const TunePoint *paramOverrides = nullptr;
   std::deque<Symbol> symbols;
   std::vector<llvm::StringMap<Symbol *>> scopes;
   llvm::StringMap<FnDecl *> fns;
@@ -295,6 +299,12 @@ struct Sema::Impl {
   std::optional<ConstValue> kernelParamValue(ParamDecl &p);
 
   void checkKernel(KernelDecl *k);
+
+  /// Checks the `tune` clause and enumerates its points into `info`.
+  void checkTune(KernelDecl *k, KernelInfo &info);
+  /// Whether the constraint admits `point`: the parameters are bound again
+  /// (defaults that depend on a tuned parameter follow it) in a new scope.
+  bool tunePointAdmitted(KernelDecl *k, const TunePoint &point);
 
   void checkKernelArg(KernelInfo &info, ArgDecl &a, unsigned index);
 

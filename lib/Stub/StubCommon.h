@@ -48,7 +48,7 @@ llvm::StringRef dtypeCode(DType t);
 /// emitters derive from it and write the rest.
 class StubBuilder {
 public:
-  explicit StubBuilder(const KernelSignature &k);
+  StubBuilder(const KernelSignature &k, const StubPlacement &placement);
   virtual ~StubBuilder() = default;
 
   /// The header (shared layout, the target's ABI comment) and the source.
@@ -61,6 +61,7 @@ public:
 
 protected:
   const KernelSignature &k;
+  const StubPlacement &placement;
   /// The C++ function name (in tlc::kernels).
   std::string fnName;
   NameTable names;
@@ -106,6 +107,14 @@ protected:
   /// return an empty status for an empty grid (an error when the grid divides
   /// by zero). Emits an #error when the grid cannot be computed on the host.
   void emitGrid(llvm::raw_ostream &os);
+
+  /// The start of a source: the generation note and the header include
+  /// (none for a variant).
+  void emitSourcePrologue(llvm::raw_ostream &os) const;
+
+  /// For the stub of a tuned kernel: the variants' text, then the C++ and C
+  /// entry points of NAME, which pick the variant of the nearest bucket.
+  void emitDispatchSource(llvm::raw_ostream &os);
 
   /// `"NAME"` as a C string literal.
   std::string quotedName() const { return "\"" + k.name + "\""; }

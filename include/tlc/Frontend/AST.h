@@ -315,6 +315,14 @@ struct ImportDecl : Decl {
   explicit ImportDecl(llvm::SMRange r) : Decl(DeclKind::Import, r) {}
 };
 
+/// One axis of a kernel's tune space: `BM in [64, 128]`.
+struct TuneAxis {
+  std::string name;
+  llvm::SMRange nameRange;
+  std::vector<ExprPtr> values;
+  llvm::SMRange range;
+};
+
 /// kernel NAME<params>(args) grid(e...) as (bx, ...) threads(n) { body }
 struct KernelDecl : Decl {
   std::string name;
@@ -325,6 +333,11 @@ struct KernelDecl : Decl {
   std::vector<std::string> blockVars; // names bound by `as (...)`
   std::vector<llvm::SMRange> blockVarRanges;
   ExprPtr threads; // may be null: default 128
+  /// `tune A in [...], B in [...] where COND`: the candidates `tlc tune`
+  /// tries (empty: not tunable; the constraint may be null).
+  std::vector<TuneAxis> tune;
+  llvm::SMRange tuneRange;
+  ExprPtr tuneWhere;
   std::unique_ptr<BlockStmt> body;
   std::vector<Symbol *> blockSymbols; // set by Sema
   explicit KernelDecl(llvm::SMRange r) : Decl(DeclKind::Kernel, r) {}

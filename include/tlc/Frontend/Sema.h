@@ -19,6 +19,7 @@
 
 #include <deque>
 #include <map>
+#include <set>
 
 namespace tlc {
 
@@ -56,6 +57,10 @@ struct SymDimInfo {
   std::optional<int64_t> staticValue; // from -D NAME=V
 };
 
+/// One candidate of a kernel's tune space: a value for each tuned parameter,
+/// in the order of the `tune` clause.
+using TunePoint = std::vector<std::pair<std::string, ConstValue>>;
+
 /// Everything later stages need about one checked kernel.
 struct KernelInfo {
   KernelDecl *decl = nullptr;
@@ -64,6 +69,11 @@ struct KernelInfo {
   std::vector<SymDimInfo> symDims;
   std::vector<Symbol *> args;
   int64_t threads = 128;
+  /// The tune space: the tuned parameters (those fixed with -D left out)
+  /// and every point the `where` constraint admits, first axis slowest.
+  std::vector<std::string> tuneAxes;
+  std::vector<TunePoint> tunePoints;
+  size_t tuneExcluded = 0; // points the constraint rejected
 };
 
 /// A checked instance of a (possibly generic) tile fn.
@@ -86,6 +96,17 @@ struct Program {
   std::vector<std::unique_ptr<Module>> modules; // modules[0] is the main file
 };
 
+/// Which kernels of the main file a check covers, and under what names: the
+/// tuned variants of a kernel are checked one at a time, each renamed.
+struct KernelSelection {
+  std::set<std::string> only; // empty: every kernel
+  std::set<std::string> skip;
+  std::string suffix; // appended to the name of every checked kernel
+  /// Warn about -D names no checked kernel uses (off when the caller
+  /// checks the program several times and judges the union).
+  bool warnUnusedDefines = true;
+};
+
 class Sema {
 public:
   /// `defines` maps NAME to the text after `-D NAME=`; `constants` are
@@ -96,6 +117,10 @@ public:
 
   /// Checks the program. Returns false if any error was reported.
   bool check(Program &program);
+  /// Restricts and renames what check() covers.
+  void select(KernelSelection selection);
+  /// The -D names some checked kernel used.
+  std::vector<std::string> usedDefines() const;
 
   const std::vector<KernelInfo> &kernels() const { return kernelInfos; }
   const std::deque<FnInstance> &fnInstances() const { return instances; }

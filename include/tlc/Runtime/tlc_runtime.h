@@ -62,8 +62,10 @@ typedef struct tlc_launch_options {
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <condition_variable>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <functional>
@@ -489,6 +491,53 @@ inline void copyMessage(const char *message, char *buf, size_t len) noexcept {
   size_t n = std::min(std::strlen(message), len - 1);
   std::memcpy(buf, message, n);
   buf[n] = '\0';
+}
+
+/// The bucket of a tuned kernel that a call of shape `dims` uses: the one
+/// nearest in log2 space, summing |log2(dim) - log2(bucket dim)| over the
+/// dimensions the bucket names (a 0 in `buckets` names none); the first of
+/// equally near buckets. `buckets` is numBuckets rows of numDims sizes. An
+/// empty dimension counts as 1.
+inline int nearestBucket(const int64_t *dims, const int64_t *buckets,
+                         int numBuckets, int numDims) {
+  int best = 0;
+  double bestDistance = 0;
+  for (int b = 0; b < numBuckets; ++b) {
+    double distance = 0;
+    for (int d = 0; d < numDims; ++d) {
+      int64_t tuned = buckets[b * numDims + d];
+      if (tuned <= 0)
+        continue;
+      double size = double(dims[d] > 1 ? dims[d] : 1);
+      distance += std::fabs(std::log2(size) - std::log2(double(tuned)));
+    }
+    if (b == 0 || distance < bestDistance) {
+      best = b;
+      bestDistance = distance;
+    }
+  }
+  return best;
+}
+
+/// TLC_TRACE_DISPATCH=1: tuned kernels say which variant each call runs.
+inline bool traceDispatch() {
+  static const bool on = [] {
+    const char *v = std::getenv("TLC_TRACE_DISPATCH");
+    return v && *v && std::strcmp(v, "0") != 0;
+  }();
+  return on;
+}
+
+inline void printDispatch(const char *kernel,
+                          std::initializer_list<const char *> dimNames,
+                          const int64_t *shape, int variant,
+                          const char *params) {
+  std::string text = std::string("tlc: ") + kernel + ":";
+  int d = 0;
+  for (const char *name : dimNames)
+    text += std::string(" ") + name + "=" + std::to_string(shape[d++]);
+  text += " -> variant " + std::to_string(variant) + " (" + params + ")\n";
+  std::fputs(text.c_str(), stderr);
 }
 
 } // namespace runtime

@@ -27,10 +27,46 @@ struct StubFiles {
   std::string source;
 };
 
-/// Generates the CPU launch stub of a checked kernel. `headerName` is how the
-/// source includes the header (e.g. "gemm.h").
+/// The variants of a kernel compiled from a tuning database, and the shape
+/// buckets that pick them (see docs/tuning.md).
+struct DispatchTable {
+  struct Bucket {
+    /// The shape the bucket was tuned at (symbolic dimensions by name).
+    std::vector<std::pair<std::string, int64_t>> shape;
+    unsigned variant = 0;
+  };
+  /// Variant I is the kernel `NAME__vI`; its label says what it sets
+  /// ("BM=16, BN=256").
+  std::vector<const KernelSignature *> variants;
+  std::vector<std::string> labels;
+  std::vector<Bucket> buckets;
+  /// Where the table came from ("db.json"), for the generated comments.
+  std::string origin;
+};
+
+/// Where the text of a stub goes.
+struct StubPlacement {
+  StubPlacement(std::string headerName = "")
+      : headerName(std::move(headerName)) {}
+  /// How the source includes its header (e.g. "gemm.h").
+  std::string headerName;
+  /// A variant inside the stub of a tuned kernel: the header holds only the
+  /// declarations (no #pragma once) and the source does not include it;
+  /// the caller puts both into the tuned kernel's source.
+  bool variant = false;
+  /// GPU variants share one binary: its array's name, and whether an earlier
+  /// variant in the same source already embedded it.
+  std::string binaryName; // empty: tlc_binary_NAME
+  bool binaryEmbedded = false;
+  /// The stub of a tuned kernel: its source holds `variantSources` and
+  /// then NAME, which picks a variant per call from the table.
+  const DispatchTable *dispatch = nullptr;
+  std::string variantSources;
+};
+
+/// Generates the CPU launch stub of a checked kernel.
 StubFiles emitCpuStub(const KernelSignature &kernel,
-                      llvm::StringRef headerName);
+                      const StubPlacement &placement);
 
 /// What a GPU stub needs beyond the kernel's signature: facts fixed when the
 /// device code was compiled.
@@ -67,13 +103,15 @@ struct GpuKernelInfo {
 /// stub (LaunchOptions::stream is the CUstream) and NAME.cpp with the binary
 /// embedded, launched through tlc/Runtime/tlc_cuda.h. The kernel parameter
 /// ABI is described in docs/abi.md.
-StubFiles emitCudaStub(const GpuKernelInfo &info, llvm::StringRef headerName);
+StubFiles emitCudaStub(const GpuKernelInfo &info,
+                       const StubPlacement &placement);
 
 /// Generates the ROCm launch stub: the same as the CUDA stub (API, kernel
 /// parameter ABI, `threads` x 1 x 1 blocks, dynamic shared memory = LDS)
 /// launched through tlc/Runtime/tlc_hip.h, which loads libamdhip64.so with
 /// dlopen; LaunchOptions::stream is the hipStream_t.
-StubFiles emitHipStub(const GpuKernelInfo &info, llvm::StringRef headerName);
+StubFiles emitHipStub(const GpuKernelInfo &info,
+                      const StubPlacement &placement);
 
 } // namespace tlc
 

@@ -9,6 +9,7 @@
 #define TLC_TARGET_TARGET_H
 
 #include "tlc/Stub/KernelSignature.h"
+#include "tlc/Stub/StubEmitter.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/PassManager.h"
@@ -138,7 +139,7 @@ public:
   /// the Obj compile of its module when stubsEmbedBinary().
   virtual void emitStub(const KernelSignature &kernel,
                         const CompiledModule &compiled,
-                        llvm::StringRef headerName, std::string &header,
+                        const StubPlacement &placement, std::string &header,
                         std::string &source) const = 0;
 };
 

@@ -241,9 +241,9 @@ public:
   }
 
   void emitStub(const KernelSignature &kernel, const CompiledModule &,
-                llvm::StringRef headerName, std::string &header,
+                const StubPlacement &placement, std::string &header,
                 std::string &source) const override {
-    StubFiles files = emitCpuStub(kernel, headerName);
+    StubFiles files = emitCpuStub(kernel, placement);
     header = std::move(files.header);
     source = std::move(files.source);
   }

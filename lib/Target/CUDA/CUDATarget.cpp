@@ -240,8 +240,8 @@ public:
   }
 
   StubFiles emitGpuStub(const GpuKernelInfo &info,
-                        llvm::StringRef headerName) const override {
-    return emitCudaStub(info, headerName);
+                        const StubPlacement &placement) const override {
+    return emitCudaStub(info, placement);
   }
 
 private:

@@ -100,12 +100,17 @@ bool GPUTarget::buildGPUPipeline(mlir::OpPassManager &pm) const {
 
 void GPUTarget::emitStub(const KernelSignature &kernel,
                          const CompiledModule &compiled,
-                         llvm::StringRef headerName, std::string &header,
+                         const StubPlacement &placement, std::string &header,
                          std::string &source) const {
   std::string entry = "tlc_" + kernel.name;
-  GpuKernelInfo info{
-      kernel, entry, kernel.threads, compiled.sharedBytes.lookup(entry),
-      std::vector<uint8_t>(compiled.bytes.begin(), compiled.bytes.end())};
+  // A variant after the first refers to the binary the first embedded; a
+  // dispatching stub launches nothing itself.
+  bool needsBinary = !placement.binaryEmbedded && !placement.dispatch;
+  GpuKernelInfo info{kernel, entry, kernel.threads,
+                     compiled.sharedBytes.lookup(entry),
+                     needsBinary ? std::vector<uint8_t>(compiled.bytes.begin(),
+                                                        compiled.bytes.end())
+                                 : std::vector<uint8_t>()};
   if (int64_t threads = compiled.blockThreads.lookup(entry))
     info.threads = threads;
   auto fallback = compiled.fallbacks.find(entry);
@@ -120,7 +125,7 @@ void GPUTarget::emitStub(const KernelSignature &kernel,
     if (int64_t threads = compiled.blockThreads.lookup(fallback->second))
       info.fallbackThreads = threads;
   }
-  StubFiles files = emitGpuStub(info, headerName);
+  StubFiles files = emitGpuStub(info, placement);
   header = std::move(files.header);
   source = std::move(files.source);
 }

@@ -47,7 +47,7 @@ public:
   /// Embeds compiled.bytes; the kernel's dynamic shared memory comes from
   /// compiled.sharedBytes.
   void emitStub(const KernelSignature &kernel, const CompiledModule &compiled,
-                llvm::StringRef headerName, std::string &header,
+                const StubPlacement &placement, std::string &header,
                 std::string &source) const override;
   /// The gpu.module as optimized LLVM IR: translated, completed by
   /// prepareModule (device libraries), every function but the kernels
@@ -75,7 +75,7 @@ protected:
 
   /// The vendor's stub for one kernel.
   virtual StubFiles emitGpuStub(const GpuKernelInfo &info,
-                                llvm::StringRef headerName) const = 0;
+                                const StubPlacement &placement) const = 0;
 
   /// Creates `machine` for `triple` and `cpu`; false if LLVM cannot.
   llvm::Error createMachine(llvm::StringRef triple, llvm::StringRef cpu,

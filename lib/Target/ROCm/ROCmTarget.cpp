@@ -286,8 +286,8 @@ private:
   }
 
   StubFiles emitGpuStub(const GpuKernelInfo &info,
-                        llvm::StringRef headerName) const override {
-    return emitHipStub(info, headerName);
+                        const StubPlacement &placement) const override {
+    return emitHipStub(info, placement);
   }
 
   /// The device libraries read their configuration from __oclc_*
