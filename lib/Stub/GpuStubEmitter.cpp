@@ -98,10 +98,7 @@ private:
 //  - The kernel is launched asynchronously on LaunchOptions::stream (a
 //    )" + runtime.streamType.str() +
            "; NULL is the default stream)" + runtime.placement.str() +
-           ", with " + std::to_string(info.threads) + R"( threads
-//    per block and )" +
-           std::to_string(info.dynamicSharedBytes) + " bytes of dynamic " +
-           runtime.sharedMemory.str() + R"(. num_threads is ignored.
+           launchShape() + R"(. num_threads is ignored.
 //  - Errors are reported as a status: TLC_ERR_INVALID_ARGUMENT (-1),
 //    TLC_ERR_ALIGNMENT (-2), TLC_ERR_RUNTIME (-3, )" +
            vendor + " errors, with the " + vendor + R"(
@@ -112,6 +109,17 @@ private:
 //    g++ -std=c++17 app.cpp )" +
            k.name + R"(.cpp -I<tlc>/include -pthread -ldl
 )";
+  }
+
+  /// ", with N threads\n//    per block and B bytes of dynamic shared memory".
+  std::string launchShape() const {
+    if (placement.dispatch)
+      return ",\n//    with the threads per block and dynamic " +
+             runtime.sharedMemory.str() + " of the variant\n//    it picks";
+    return ", with " + std::to_string(info.threads) +
+           " threads\n//    per block and " +
+           std::to_string(info.dynamicSharedBytes) + " bytes of dynamic " +
+           runtime.sharedMemory.str();
   }
 
   std::string binaryVar() const {
