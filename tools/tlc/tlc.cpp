@@ -21,6 +21,8 @@
 #include "tlc/Target/Target.h"
 #include "tlc/Tune/TuningDatabase.h"
 
+#include "Driver.h"
+
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
@@ -44,6 +46,7 @@
 #include <set>
 
 using namespace tlc;
+using namespace tlc::driver;
 
 namespace {
 
@@ -85,122 +88,15 @@ struct Options {
   std::string depfile;
   bool bundle = false;
   std::vector<std::string> tuning; // tuning databases
+  // Hidden, for tlc tune's candidates: check only this kernel and append
+  // the suffix to its name.
+  std::string onlyKernel;
+  std::string kernelSuffix;
   unsigned maxErrors = 20;
   // Developer options (hidden) for testing GPU stubs with a hand-made
   // device binary: the binary to embed and its shared memory.
   std::string stubBinary;
   std::optional<int64_t> stubSharedBytes;
-};
-
-/// CLI11 wants `--name`; tlc also accepts the clang-style `-name`.
-std::vector<std::string> normalizeArgs(int argc, char **argv) {
-  static const char *longNames[] = {"target",
-                                    "arch",
-                                    "emit",
-                                    "mlir-print-ir-after-all",
-                                    "mlir-timing",
-                                    "version",
-                                    "help",
-                                    "max-errors",
-                                    "mlir-print-debuginfo",
-                                    "depfile",
-                                    "bundle",
-                                    "tuning",
-                                    "kernel",
-                                    "list",
-                                    "stub-binary",
-                                    "stub-shared-bytes"};
-  std::vector<std::string> args;
-  for (int i = 1; i < argc; ++i) {
-    llvm::StringRef a(argv[i]);
-    if (a.starts_with("--") && a.ends_with("=")) {
-      llvm::errs() << "tlc: error: option '" << a << "' needs a value\n";
-      std::exit(1);
-    }
-    if (a.size() > 2 && a[0] == '-' && a[1] != '-') {
-      auto [name, value] = a.drop_front().split('=');
-      if (a.contains('=') && value.empty()) {
-        // CLI11 would take the next argument as the value.
-        llvm::errs() << "tlc: error: option '" << a << "' needs a value\n";
-        std::exit(1);
-      }
-      for (const char *n : longNames)
-        if (name == n) {
-          args.push_back("-" + a.str());
-          goto next;
-        }
-    }
-    args.push_back(a.str());
-  next:;
-  }
-  return args;
-}
-
-/// Loads and parses `path` and, transitively, every file it imports.
-class ProgramLoader {
-public:
-  ProgramLoader(DiagnosticEngine &diags, llvm::SourceMgr &srcMgr,
-                std::vector<std::string> includeDirs)
-      : diags(diags), srcMgr(srcMgr), includeDirs(std::move(includeDirs)) {}
-
-  bool load(const std::string &path, Program &program) {
-    auto buf = llvm::MemoryBuffer::getFileOrSTDIN(path, /*IsText=*/true);
-    if (!buf) {
-      llvm::errs() << "tlc: error: cannot open '" << path
-                   << "': " << buf.getError().message() << "\n";
-      return false;
-    }
-    loadBuffer(std::move(*buf), path, program);
-    return true;
-  }
-
-  /// Every file read, for dependency files.
-  const std::vector<std::string> &files() const { return loaded; }
-
-private:
-  DiagnosticEngine &diags;
-  llvm::SourceMgr &srcMgr;
-  std::vector<std::string> includeDirs;
-  std::set<std::string> seen;
-  std::vector<std::string> loaded;
-
-  void loadBuffer(std::unique_ptr<llvm::MemoryBuffer> buf,
-                  const std::string &path, Program &program) {
-    llvm::SmallString<256> real;
-    if (llvm::sys::fs::real_path(path, real))
-      real = path;
-    seen.insert(real.str().str());
-    loaded.push_back(path);
-    unsigned id = srcMgr.AddNewSourceBuffer(std::move(buf), llvm::SMLoc());
-    for (const ImportRef &import : parseFileInto(id, path, diags, program))
-      loadImport(import.path, import.range, path, program);
-  }
-
-  void loadImport(const std::string &importPath, llvm::SMRange range,
-                  const std::string &from, Program &program) {
-    std::vector<std::string> candidates;
-    llvm::SmallString<256> rel(llvm::sys::path::parent_path(from));
-    llvm::sys::path::append(rel, importPath);
-    candidates.push_back(rel.str().str());
-    for (const std::string &dir : includeDirs) {
-      llvm::SmallString<256> p(dir);
-      llvm::sys::path::append(p, importPath);
-      candidates.push_back(p.str().str());
-    }
-    for (const std::string &c : candidates) {
-      llvm::SmallString<256> real;
-      if (llvm::sys::fs::real_path(c, real))
-        continue;
-      if (seen.count(real.str().str()))
-        return; // already loaded (also breaks import cycles)
-      auto buf = llvm::MemoryBuffer::getFile(c, /*IsText=*/true);
-      if (!buf)
-        continue;
-      loadBuffer(std::move(*buf), c, program);
-      return;
-    }
-    diags.error(range, "cannot find imported file '" + importPath + "'");
-  }
 };
 
 /// The files written so far: kept only when the whole compile succeeds, so
@@ -625,6 +521,9 @@ int compile(const Options &opts) {
   for (const auto &entry : tuned)
     untuned.skip.insert(entry.first);
   untuned.warnUnusedDefines = tuned.empty();
+  if (!opts.onlyKernel.empty())
+    untuned.only.insert(opts.onlyKernel);
+  untuned.suffix = opts.kernelSuffix;
   sema.select(untuned);
   bool ok = sema.check(program);
   OutputPaths out = resolveOutput(opts);
@@ -890,136 +789,16 @@ int compile(const Options &opts) {
   return 0;
 }
 
-/// `tlc tune FILE.tl --list`: the candidates of every tune space.
-struct TuneOptions {
-  std::string input;
-  std::string target = "cpu";
-  std::string arch;
-  std::vector<std::string> defines;
-  std::vector<std::string> includeDirs;
-  std::vector<std::string> kernels;
-  bool list = false;
-};
-
-int tune(const TuneOptions &opts) {
-  std::string known;
-  std::unique_ptr<Target> target = createTarget(opts.target, known);
-  if (!target) {
-    llvm::errs() << "tlc tune: error: unknown target '" << opts.target
-                 << "'; available: " << known << "\n";
-    return 1;
-  }
-  if (llvm::Error err =
-          target->setArch(opts.arch.empty() ? target->defaultArch()
-                                            : llvm::StringRef(opts.arch))) {
-    llvm::errs() << "tlc tune: error: " << llvm::toString(std::move(err))
-                 << "\n";
-    return 1;
-  }
-  std::map<std::string, std::string> defines;
-  for (const std::string &d : opts.defines) {
-    auto [name, value] = llvm::StringRef(d).split('=');
-    if (name.empty() || !llvm::StringRef(d).contains('=')) {
-      llvm::errs() << "tlc tune: error: -D expects NAME=VALUE, got '" << d
-                   << "'\n";
-      return 1;
-    }
-    defines[name.trim().str()] = value.trim().str();
-  }
-  llvm::SourceMgr srcMgr;
-  DiagnosticEngine diags(srcMgr);
-  Program program;
-  ProgramLoader loader(diags, srcMgr, opts.includeDirs);
-  if (!loader.load(opts.input, program) || diags.hasErrors())
-    return 1;
-  TargetConstants constants = target->languageConstants();
-  Sema sema(diags, defines,
-            {{"target_shared_bytes", constants.sharedBytes},
-             {"target_warp_size", constants.warpSize}});
-  KernelSelection selection;
-  selection.only.insert(opts.kernels.begin(), opts.kernels.end());
-  sema.select(selection);
-  if (!sema.check(program))
-    return 1;
-  for (const std::string &name : opts.kernels)
-    if (!llvm::any_of(sema.kernels(),
-                      [&](const KernelInfo &k) { return k.name == name; })) {
-      llvm::errs() << "tlc tune: error: no kernel '" << name << "' in "
-                   << opts.input << "\n";
-      return 1;
-    }
-  bool any = false;
-  for (const KernelInfo &k : sema.kernels()) {
-    if (k.decl->tune.empty())
-      continue;
-    any = true;
-    std::string axes;
-    for (const std::string &axis : k.tuneAxes)
-      axes += (axes.empty() ? "" : ", ") + axis;
-    llvm::outs() << k.name << ": " << k.tunePoints.size() << " candidates"
-                 << (axes.empty() ? "" : " over " + axes);
-    if (k.tuneExcluded)
-      llvm::outs() << " (" << k.tuneExcluded << " excluded by the constraint)";
-    llvm::outs() << "\n";
-    if (opts.list)
-      for (const TunePoint &point : k.tunePoints) {
-        llvm::outs() << " ";
-        for (const auto &[name, value] : point)
-          llvm::outs() << " " << name << "=" << value.str();
-        llvm::outs() << "\n";
-      }
-  }
-  llvm::outs().flush(); // before any error, in order
-  if (!any) {
-    llvm::errs() << "tlc tune: error: no kernel in " << opts.input
-                 << " has a tune clause (docs/tuning.md)\n";
-    return 1;
-  }
-  if (!opts.list) {
-    llvm::errs() << "tlc tune: error: measuring candidates is not built yet; "
-                    "--list prints them\n";
-    return 1;
-  }
-  return 0;
-}
-
-int tuneMain(int argc, char **argv) {
-  TuneOptions opts;
-  CLI::App app{"tlc tune: the candidates of a kernel's tune space.",
-               "tlc tune"};
-  app.add_option("input", opts.input, "The .tl source file")->required();
-  app.add_option("--target", opts.target, "Code generation target")
-      ->capture_default_str();
-  app.add_option("--arch", opts.arch, "Target architecture");
-  app.add_option("-D", opts.defines,
-                 "Fix a parameter or dimension (a tuned parameter fixed "
-                 "this way leaves the space)");
-  app.add_option("-I", opts.includeDirs, "Add a directory to the import path");
-  app.add_option("--kernel", opts.kernels,
-                 "Tune only this kernel (repeatable; default: every kernel "
-                 "with a tune clause)");
-  app.add_flag("--list", opts.list, "Print every candidate");
-  std::vector<std::string> args = normalizeArgs(argc, argv);
-  std::reverse(args.begin(), args.end());
-  try {
-    app.parse(args);
-  } catch (const CLI::CallForHelp &e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError &e) {
-    llvm::errs() << "tlc tune: error: " << e.what()
-                 << "\nRun 'tlc tune --help' for the options.\n";
-    return 1;
-  }
-  registerGPUTargets();
-  return tune(opts);
-}
-
 } // namespace
 
 int main(int argc, char **argv) {
   // `tlc tune ...` is its own command.
-  if (argc > 1 && llvm::StringRef(argv[1]) == "tune")
-    return tuneMain(argc - 1, argv + 1);
+  if (argc > 1 && llvm::StringRef(argv[1]) == "tune") {
+    registerGPUTargets();
+    std::string self = llvm::sys::fs::getMainExecutable(
+        argv[0], reinterpret_cast<void *>(&main));
+    return driver::tuneMain(argc - 1, argv + 1, self.c_str());
+  }
   Options opts;
   CLI::App app{"tlc: ahead-of-time compiler for the tile language.\n"
                "Compiles FILE.tl to device code plus C++ launch stubs.",
@@ -1080,6 +859,12 @@ int main(int argc, char **argv) {
                  "With a GPU target and -emit=stub: dynamic shared memory "
                  "bytes of every kernel")
       ->check(CLI::Range(int64_t(0), int64_t(1) << 30))
+      ->group("");
+  app.add_option("--only-kernel", opts.onlyKernel,
+                 "Compile only this kernel of the file")
+      ->group("");
+  app.add_option("--kernel-suffix", opts.kernelSuffix,
+                 "Append this to the kernel names (entries, stubs)")
       ->group("");
   app.set_version_flag("--version", "tlc 0.1.0 (LLVM/MLIR 22)");
   app.footer("Single-dash spellings work too: -target=cpu -emit=tile ...\n"

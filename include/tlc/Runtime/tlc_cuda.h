@@ -117,6 +117,15 @@ using PFN_cuLaunchKernelEx = CUresult (*)(const LaunchConfig *config,
                                           void **extra);
 using PFN_cuOccupancyMaxActiveClusters = CUresult (*)(
     int *clusters, CUfunction function, const LaunchConfig *config);
+/// Device memory, for programs that allocate through this loader (the runner
+/// of a tuning bundle); stubs never allocate.
+using CUdeviceptr = unsigned long long;
+using PFN_cuMemAlloc = CUresult (*)(CUdeviceptr *ptr, size_t bytes);
+using PFN_cuMemFree = CUresult (*)(CUdeviceptr ptr);
+using PFN_cuMemcpyHtoD = CUresult (*)(CUdeviceptr dst, const void *src,
+                                      size_t bytes);
+using PFN_cuMemcpyDtoH = CUresult (*)(void *dst, CUdeviceptr src, size_t bytes);
+using PFN_cuCtxSynchronize = CUresult (*)();
 using PFN_cuGetErrorName = CUresult (*)(CUresult error, const char **name);
 using PFN_cuGetErrorString = CUresult (*)(CUresult error, const char **text);
 
@@ -152,6 +161,12 @@ struct Driver {
   // CUDA 12.0+; optional: without them no kernel runs in clusters.
   PFN_cuLaunchKernelEx cuLaunchKernelEx = nullptr;
   PFN_cuOccupancyMaxActiveClusters cuOccupancyMaxActiveClusters = nullptr;
+  // Optional: memory for programs that allocate through this loader.
+  PFN_cuMemAlloc cuMemAlloc = nullptr;
+  PFN_cuMemFree cuMemFree = nullptr;
+  PFN_cuMemcpyHtoD cuMemcpyHtoD = nullptr;
+  PFN_cuMemcpyDtoH cuMemcpyDtoH = nullptr;
+  PFN_cuCtxSynchronize cuCtxSynchronize = nullptr;
 
   /// "CUDA_ERROR_NO_DEVICE (no CUDA-capable device is detected)".
   std::string describe(CUresult r) const {
@@ -214,6 +229,16 @@ inline Driver loadDriver() noexcept {
     d.cuOccupancyMaxActiveClusters =
         reinterpret_cast<PFN_cuOccupancyMaxActiveClusters>(
             dlsym(d.library, "cuOccupancyMaxActiveClusters"));
+    d.cuMemAlloc =
+        reinterpret_cast<PFN_cuMemAlloc>(dlsym(d.library, "cuMemAlloc_v2"));
+    d.cuMemFree =
+        reinterpret_cast<PFN_cuMemFree>(dlsym(d.library, "cuMemFree_v2"));
+    d.cuMemcpyHtoD =
+        reinterpret_cast<PFN_cuMemcpyHtoD>(dlsym(d.library, "cuMemcpyHtoD_v2"));
+    d.cuMemcpyDtoH =
+        reinterpret_cast<PFN_cuMemcpyDtoH>(dlsym(d.library, "cuMemcpyDtoH_v2"));
+    d.cuCtxSynchronize = reinterpret_cast<PFN_cuCtxSynchronize>(
+        dlsym(d.library, "cuCtxSynchronize"));
     if (!d.error.empty())
       return d;
     CUresult r = d.cuInit(0);
