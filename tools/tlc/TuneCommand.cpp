@@ -478,10 +478,12 @@ std::string Tuner::runnerSource(
           access = decl.qualifier == ArgQualifier::Out     ? "Out"
                    : decl.qualifier == ArgQualifier::InOut ? "InOut"
                                                            : "In";
-      double scalar = isFloat(t.dtype) ? 0.5 : 1;
-      if (scalarValues.count(arg->name))
+      double scalar = tensor ? 0 : isFloat(t.dtype) ? 0.5 : 1;
+      if (!tensor && scalarValues.count(arg->name))
         scalar = scalarValues[arg->name];
-      os << "}, tlc::tune::Access::" << access << ", " << scalar << "},\n";
+      char value[32];
+      std::snprintf(value, sizeof value, "%.17g", scalar);
+      os << "}, tlc::tune::Access::" << access << ", " << value << "},\n";
     }
     os << "};\n";
     // Candidates.

@@ -100,7 +100,7 @@ struct Device {
       error = "libcuda.so.1 lacks the memory functions";
       return;
     }
-    CUcontext ctx;
+    cuda::CUcontext ctx;
     Status st = cuda::currentContext("tune", ctx);
     if (!st.ok())
       error = st.message;
