@@ -670,6 +670,13 @@ int Tuner::listOrMeasure(const Sema &sema) {
       }
   }
   llvm::outs().flush(); // before any error, in order
+  for (const KernelInfo *k : tuned)
+    if (k->tunePoints.empty())
+      return fail("the tune constraint of '" + k->name +
+                  "' admits none of "
+                  "the " +
+                  std::to_string(k->tuneExcluded) + " points of its space on " +
+                  target->name().str() + " " + archName);
   if (tuned.empty())
     return fail("no kernel in " + opts.input +
                 " has a tune clause (docs/tuning.md)");

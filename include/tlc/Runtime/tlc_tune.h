@@ -291,6 +291,31 @@ inline double tolerance(int32_t dtype) {
 
 //===--- Measuring --------------------------------------------------------===//
 
+/// Microseconds per call of `call` (launches that `device.sync()` waits
+/// for): the median of five batches, each at least a fifth of `budgetMs`.
+template <typename Call>
+double microsecondsPerCall(Call &&call, Device &device, double budgetMs) {
+  using clock = std::chrono::steady_clock;
+  double batchSeconds = budgetMs * 1e-3 / 5;
+  int64_t reps = 1;
+  std::vector<double> perCall;
+  while (perCall.size() < 5) {
+    auto start = clock::now();
+    for (int64_t r = 0; r < reps; ++r)
+      call();
+    device.sync();
+    double seconds =
+        std::chrono::duration<double>(clock::now() - start).count();
+    if (seconds < batchSeconds && reps < (int64_t(1) << 20)) {
+      reps *= 2;
+      continue;
+    }
+    perCall.push_back(seconds / double(reps) * 1e6);
+  }
+  std::sort(perCall.begin(), perCall.end());
+  return perCall[2];
+}
+
 struct Options {
   const char *out = nullptr; // the database; stdout without --out
   double budgetMs = 20;      // timing per candidate and shape
@@ -424,29 +449,11 @@ private:
     }
   }
 
-  /// Microseconds per call: the median of five batches, each at least a
-  /// fifth of the budget long.
   double time(const KernelSpec &k, int c, const std::vector<TensorView> &views,
               const std::vector<double> &scalars, const LaunchOptions &launch) {
-    using clock = std::chrono::steady_clock;
-    double batchSeconds = options.budgetMs * 1e-3 / 5;
-    int64_t reps = 1;
-    std::vector<double> perCall;
-    while (perCall.size() < 5) {
-      auto start = clock::now();
-      for (int64_t r = 0; r < reps; ++r)
-        k.run(c, views.data(), scalars.data(), launch);
-      device.sync();
-      double seconds =
-          std::chrono::duration<double>(clock::now() - start).count();
-      if (seconds < batchSeconds && reps < (int64_t(1) << 20)) {
-        reps *= 2;
-        continue;
-      }
-      perCall.push_back(seconds / double(reps) * 1e6);
-    }
-    std::sort(perCall.begin(), perCall.end());
-    return perCall[2];
+    return microsecondsPerCall(
+        [&] { k.run(c, views.data(), scalars.data(), launch); }, device,
+        options.budgetMs);
   }
 
   void tuneShape(const KernelSpec &k, const ShapeSpec &shape) {

@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# tune.sh - Tune the examples on a GPU with tlc tune's bundles, then time the
+# dispatching stub of softmax against its defaults.
+#
+#   bash bench/cuda/tune.sh prepare     # build machine: tlc tune --prepare
+#   bash bench/cuda/tune.sh run         # GPU machine: build and run bundles
+#   bash bench/cuda/tune.sh stub DB     # build machine: softmax --tuning=DB
+#   bash bench/cuda/tune.sh dispatch    # GPU machine: tuned_dispatch.cpp
+#
+# prepare writes one bundle per kernel below into gen-tune/ (gitignored) and
+# packs them into gen-tune/bundles.tar.gz (the device tool carries at most
+# 64 MiB: gemm's stubs are large as text). run unpacks, builds each bundle
+# (sh build.sh) and writes $OUT/NAME.json (the database) and $OUT/NAME.log
+# (the runner's progress: every candidate's time). stub compiles softmax with
+# the database and with its defaults (renamed softmax_defaults) into
+# gen-tune/dispatch/; dispatch builds tuned_dispatch.cpp against both and
+# prints the comparison to $OUT/dispatch.txt.
+#   run(command="bash bench/cuda/tune.sh run", carry=["bench/cuda/gen-tune"])
+set -uo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+gen="$here/gen-tune"
+tlc="${TLC:-$root/build/bin/tlc}"
+arch="${TUNE_ARCH:-sm_90a}"
+out="${OUT:-$gen/out}"
+
+# name | example | tlc tune arguments
+KERNELS=(
+  "softmax_f32|softmax.tl|-D T=f32 --shape M=16,N=4096 --shape M=128,N=8192 --shape M=4096,N=4096 --shape M=16384,N=1024"
+  "rmsnorm_bf16|rmsnorm.tl|-D T=bf16 --shape M=16,N=4096 --shape M=512,N=8192 --shape M=16384,N=4096"
+  "gemm_bf16|gemm.tl|-D T=bf16 -D Stages=4 --shape M=4096,N=4096,K=4096 --shape M=64,N=4096,K=4096 --shape M=3000,N=5000,K=700"
+  "fa_d128_bf16|flash_attention.tl|-D T=bf16 -D D=128 -D Causal=false --shape B=4,H=16,S=1024 --shape B=1,H=16,S=4096 --shape B=8,H=32,S=512"
+)
+
+case "${1:-}" in
+prepare)
+  rm -rf "$gen" && mkdir -p "$gen"
+  git -C "$root" rev-parse --short HEAD >"$gen/COMMIT" 2>/dev/null || true
+  for k in "${KERNELS[@]}"; do
+    IFS='|' read -r name example args <<<"$k"
+    echo "== $name"
+    # shellcheck disable=SC2086
+    "$tlc" tune "$root/examples/$example" -target=cuda "-arch=$arch" $args \
+      --budget-ms 20 --prepare "$gen/$name" 2>&1 | grep -v '^tlc tune: \[' || exit 1
+  done
+  (cd "$gen" && tar czf bundles.tar.gz --exclude=bundles.tar.gz --exclude=COMMIT \
+    $(for k in "${KERNELS[@]}"; do echo "${k%%|*}"; done) &&
+    for k in "${KERNELS[@]}"; do rm -rf "${k%%|*}"; done)
+  ls -la "$gen"
+  ;;
+run)
+  mkdir -p "$out"
+  cd "$gen" && tar xzf bundles.tar.gz || exit 1
+  status=0
+  for k in "${KERNELS[@]}"; do
+    name="${k%%|*}"
+    echo "== $name"
+    t0=$(date +%s)
+    if ! sh "$gen/$name/build.sh" --out "$out/$name.json" >"$out/$name.log" 2>&1; then
+      echo "   FAILED (see $name.log)"
+      tail -5 "$out/$name.log"
+      status=1
+    fi
+    echo "   $(($(date +%s) - t0)) s"
+    grep 'best\|WRONG' "$out/$name.log" | sed 's/^/   /'
+  done
+  exit $status
+  ;;
+stub)
+  db="${2:?usage: tune.sh stub DB}"
+  rm -rf "$gen/dispatch" && mkdir -p "$gen/dispatch"
+  "$tlc" "$root/examples/softmax.tl" -target=cuda "-arch=$arch" -D T=f32 \
+    --tuning="$db" -o "$gen/dispatch/tuned/" || exit 1
+  "$tlc" "$root/examples/softmax.tl" -target=cuda "-arch=$arch" -D T=f32 \
+    --kernel-suffix=_defaults -o "$gen/dispatch/defaults/" || exit 1
+  cp "$db" "$gen/dispatch/db.json"
+  ;;
+dispatch)
+  mkdir -p "$out"
+  d="$gen/dispatch"
+  ${CXX:-g++} -std=c++17 -O2 -I"$root/include" -I"$d/tuned" -I"$d/defaults" \
+    "$here/tuned_dispatch.cpp" "$d/tuned/softmax.cpp" \
+    "$d/defaults/softmax_defaults.cpp" -ldl -o "$d/bench" || exit 1
+  "$d/bench" | tee "$out/dispatch.txt"
+  ;;
+*)
+  sed -n '2,18p' "$0"
+  exit 1
+  ;;
+esac
