@@ -15,6 +15,10 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/TargetParser/Host.h"
+
+#include <map>
+#include <optional>
 
 #include <set>
 #include <string>
@@ -140,6 +144,31 @@ private:
     diags.error(range, "cannot find imported file '" + importPath + "'");
   }
 };
+
+/// Parses -D values (NAME=VALUE) into `defines`; on a malformed one, returns
+/// it (the caller reports it).
+inline std::optional<std::string>
+parseDefines(const std::vector<std::string> &values,
+             std::map<std::string, std::string> &defines) {
+  for (const std::string &d : values) {
+    auto [name, value] = llvm::StringRef(d).split('=');
+    if (name.trim().empty() || !llvm::StringRef(d).contains('='))
+      return d;
+    defines[name.trim().str()] = value.trim().str();
+  }
+  return std::nullopt;
+}
+
+/// The arch a tuning database names for `arch` (empty: the target's
+/// default): -arch=native is the host CPU, whose measurements hold only
+/// there. tlc tune writes it, tlc --tuning matches it.
+inline std::string tuningArch(llvm::StringRef defaultArch,
+                              llvm::StringRef arch) {
+  std::string name = arch.empty() ? defaultArch.str() : arch.str();
+  if (name == "native")
+    name = llvm::sys::getHostCPUName().str();
+  return name;
+}
 
 /// `tlc tune ARGS...` (argv[0] is "tune").
 int tuneMain(int argc, char **argv, const char *tlcPath);

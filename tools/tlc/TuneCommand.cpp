@@ -22,7 +22,6 @@
 #include "llvm/Support/Program.h"
 #include "llvm/Support/SHA256.h"
 #include "llvm/Support/Threading.h"
-#include "llvm/TargetParser/Host.h"
 
 #include <CLI/CLI.hpp>
 
@@ -805,15 +804,9 @@ int Tuner::run() {
           target->setArch(opts.arch.empty() ? target->defaultArch()
                                             : llvm::StringRef(opts.arch)))
     return fail(llvm::toString(std::move(err)));
-  archName = opts.arch.empty() ? target->defaultArch().str() : opts.arch;
-  if (archName == "native")
-    archName = llvm::sys::getHostCPUName().str();
-  for (const std::string &d : opts.defines) {
-    auto [name, value] = llvm::StringRef(d).split('=');
-    if (name.empty() || !llvm::StringRef(d).contains('='))
-      return fail("-D expects NAME=VALUE, got '" + d + "'");
-    defines[name.trim().str()] = value.trim().str();
-  }
+  archName = tuningArch(target->defaultArch(), opts.arch);
+  if (std::optional<std::string> bad = parseDefines(opts.defines, defines))
+    return fail("-D expects NAME=VALUE, got '" + *bad + "'");
   if (!parseShapes())
     return 1;
   llvm::SourceMgr srcMgr;

@@ -39,7 +39,6 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
-#include "llvm/TargetParser/Host.h"
 
 #include <CLI/CLI.hpp>
 
@@ -248,15 +247,6 @@ bool writeDepfile(const std::string &path,
   return writeFile(path, text);
 }
 
-/// The arch a tuning database names: the host CPU for -arch=native, whose
-/// measurements hold only there.
-std::string tuningArch(const Target &target, llvm::StringRef arch) {
-  std::string name = arch.empty() ? target.defaultArch().str() : arch.str();
-  if (name == "native")
-    name = llvm::sys::getHostCPUName().str();
-  return name;
-}
-
 /// The tuned kernels of `paths` for this target and arch.
 bool loadTuning(const std::vector<std::string> &paths, const Target &target,
                 llvm::StringRef arch,
@@ -405,13 +395,9 @@ int compile(const Options &opts) {
 
   // Defines: NAME=VALUE.
   std::map<std::string, std::string> defines;
-  for (const std::string &d : opts.defines) {
-    auto [name, value] = llvm::StringRef(d).split('=');
-    if (name.empty() || (value.empty() && !llvm::StringRef(d).contains('='))) {
-      llvm::errs() << "tlc: error: -D expects NAME=VALUE, got '" << d << "'\n";
-      return 1;
-    }
-    defines[name.trim().str()] = value.trim().str();
+  if (std::optional<std::string> bad = parseDefines(opts.defines, defines)) {
+    llvm::errs() << "tlc: error: -D expects NAME=VALUE, got '" << *bad << "'\n";
+    return 1;
   }
 
   std::string known;
@@ -495,7 +481,8 @@ int compile(const Options &opts) {
   // distinct parameter set; the first check leaves them out.
   std::map<std::string, tune::KernelVariants> tuned;
   if (!opts.tuning.empty() &&
-      !loadTuning(opts.tuning, *target, tuningArch(*target, opts.arch), tuned))
+      !loadTuning(opts.tuning, *target,
+                  tuningArch(target->defaultArch(), opts.arch), tuned))
     return 1;
 
   Program program;
