@@ -39,11 +39,6 @@ private:
   llvm::StringSet<> used;
 };
 
-/// Element type in memory (f16 and bf16 as their bits), e.g. "float".
-llvm::StringRef elementCType(DType t);
-/// The tlc_dtype enumerator, e.g. "TLC_F32".
-llvm::StringRef dtypeCode(DType t);
-
 /// The parts of a launch stub that do not depend on the target. Target
 /// emitters derive from it and write the rest.
 class StubBuilder {

@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 #include "Driver.h"
 
+#include "tlc/Stub/StubEmitter.h"
 #include "tlc/Target/Target.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -374,56 +375,6 @@ bool Tuner::compileCandidates() {
   return true;
 }
 
-/// The C++ type of a scalar argument in the stub's API.
-std::string scalarType(DType t) {
-  switch (t) {
-  case DType::F64:
-    return "double";
-  case DType::F32:
-    return "float";
-  case DType::I64:
-    return "int64_t";
-  case DType::I32:
-    return "int32_t";
-  case DType::I16:
-    return "int16_t";
-  case DType::I8:
-    return "int8_t";
-  case DType::U8:
-    return "uint8_t";
-  case DType::Bool:
-    return "bool";
-  default:
-    return "float";
-  }
-}
-
-std::string dtypeEnum(DType t) {
-  switch (t) {
-  case DType::F64:
-    return "TLC_F64";
-  case DType::F32:
-    return "TLC_F32";
-  case DType::F16:
-    return "TLC_F16";
-  case DType::BF16:
-    return "TLC_BF16";
-  case DType::I64:
-    return "TLC_I64";
-  case DType::I32:
-    return "TLC_I32";
-  case DType::I16:
-    return "TLC_I16";
-  case DType::I8:
-    return "TLC_I8";
-  case DType::U8:
-    return "TLC_U8";
-  case DType::Bool:
-    return "TLC_BOOL";
-  }
-  return "TLC_F32";
-}
-
 std::string Tuner::runnerSource(
     const std::vector<const KernelInfo *> &kernels,
     const std::map<std::string, std::vector<Shape>> &kernelShapes) const {
@@ -454,8 +405,8 @@ std::string Tuner::runnerSource(
       const Type &t = arg->type;
       bool tensor = t.kind == TypeKind::Tensor;
       os << "    {" << quoteCxx(arg->name) << ", "
-         << (tensor ? "true" : "false") << ", " << dtypeEnum(t.dtype) << ", "
-         << (tensor ? t.shape.size() : 0) << ", {";
+         << (tensor ? "true" : "false") << ", " << stub::dtypeCode(t.dtype)
+         << ", " << (tensor ? t.shape.size() : 0) << ", {";
       if (tensor)
         for (size_t d = 0; d < t.shape.size(); ++d) {
           const Dim &dim = t.shape[d];
@@ -510,8 +461,8 @@ std::string Tuner::runnerSource(
         if (tensor)
           os << "t[" << ti++ << "], ";
         else
-          os << "static_cast<" << scalarType(t.dtype) << ">(s[" << si++
-             << "]), ";
+          os << "static_cast<" << stub::elementCType(t.dtype).str() << ">(s["
+             << si++ << "]), ";
       }
       os << "options);\n";
     }

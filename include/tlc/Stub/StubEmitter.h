@@ -22,6 +22,14 @@
 
 namespace tlc {
 
+namespace stub {
+/// Element type in memory (f16 and bf16 as their bits), e.g. "float"; also
+/// the C++ type of a scalar argument in a stub's API.
+llvm::StringRef elementCType(DType t);
+/// The tlc_dtype enumerator, e.g. "TLC_F32".
+llvm::StringRef dtypeCode(DType t);
+} // namespace stub
+
 struct StubFiles {
   std::string header;
   std::string source;
