@@ -6,6 +6,7 @@
 #                   [ARCH <arch>]
 #                   [DEFINES <NAME=VALUE>...]
 #                   [IMPORT_DIRS <dir>...]
+#                   [TUNING <db.json>...]
 #                   [OPTIONS <tlc option>...])
 #
 # Runs tlc once per .tl file (add_custom_command) and makes <lib>, a static
@@ -13,7 +14,10 @@
 # the include directory of the generated headers (NAME.h per kernel,
 # STEM.tlc.h per file) and, through tlc::runtime, the runtime headers and
 # Threads. tlc writes a depfile, so editing a file that a .tl imports reruns
-# tlc for exactly the .tl files that import it. See docs/cmake.md.
+# tlc for exactly the .tl files that import it. TUNING names tuning databases
+# (written by `tlc tune`, docs/tuning.md): the kernels they tune get one
+# variant per tuned parameter set and a stub that picks one per call; editing
+# a database reruns tlc for every file of the library. See docs/cmake.md.
 #
 # Comes with find_package(tlc) and is included by tlc's own CMakeLists.txt;
 # either way the targets tlc::tlc and tlc::runtime exist.
@@ -54,7 +58,7 @@ endfunction()
 
 function(tlc_add_kernels lib)
   cmake_parse_arguments(PARSE_ARGV 1 ARG ""
-    "TARGET;ARCH" "SOURCES;DEFINES;IMPORT_DIRS;OPTIONS")
+    "TARGET;ARCH" "SOURCES;DEFINES;IMPORT_DIRS;TUNING;OPTIONS")
   set(where "tlc_add_kernels(${lib})")
   if(ARG_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "${where}: unexpected arguments: "
@@ -96,6 +100,17 @@ function(tlc_add_kernels lib)
       BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
     list(APPEND flags -I "${dir}")
   endforeach()
+  set(tuning_files)
+  foreach(db IN LISTS ARG_TUNING)
+    get_filename_component(db "${db}" ABSOLUTE
+      BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+    if(NOT EXISTS "${db}")
+      message(FATAL_ERROR "${where}: TUNING database ${db} does not exist "
+        "(tlc tune writes one, see docs/tuning.md)")
+    endif()
+    list(APPEND flags "--tuning=${db}")
+    list(APPEND tuning_files "${db}")
+  endforeach()
   list(APPEND flags ${ARG_OPTIONS})
 
   # All files of the library share one output directory: it is the include
@@ -130,7 +145,7 @@ function(tlc_add_kernels lib)
       OUTPUT "${object}" "${bundle_h}" "${bundle_cpp}"
       COMMAND tlc::tlc "${src}" ${flags} -o "${out}/" --bundle
               --depfile "${depfile}"
-      DEPENDS "${src}" tlc::tlc
+      DEPENDS "${src}" tlc::tlc ${tuning_files}
       DEPFILE "${depfile}"
       COMMENT "tlc: compiling ${shown} for ${ARG_TARGET} (${lib})"
       VERBATIM)

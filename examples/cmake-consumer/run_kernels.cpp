@@ -58,19 +58,24 @@ int main() {
   s = tlc::kernels::bias_silu(x, b, y);
   check(s.ok() && close(Y, silu, 1e-4f), "bias_silu " + s.message);
 
-  // row_sum through the C entry point.
-  std::vector<float> S(M), sums(M);
-  for (int64_t i = 0; i < M; ++i) {
-    double sum = 0;
-    for (int64_t j = 0; j < N; ++j)
-      sum += X[i * N + j];
-    sums[i] = static_cast<float>(sum * 0.5);
+  // row_sum through the C entry point, at row counts that the tuned stub
+  // (kernels/row_sum.tuning.json) sends to different variants.
+  for (int64_t rows : {int64_t(3), M, int64_t(3001)}) {
+    std::vector<float> R = random(rows * N, rng);
+    std::vector<float> S(rows), sums(rows);
+    for (int64_t i = 0; i < rows; ++i) {
+      double sum = 0;
+      for (int64_t j = 0; j < N; ++j)
+        sum += R[i * N + j];
+      sums[i] = static_cast<float>(sum * 0.5);
+    }
+    tlc_tensor cx = tlc::makeTensor(R.data(), TLC_F32, {rows, N});
+    tlc_tensor cs = tlc::makeTensor(S.data(), TLC_F32, {rows});
+    char error[256];
+    int rc = tlc_row_sum(&cx, &cs, 0.5f, nullptr, error, sizeof error);
+    check(rc == TLC_OK && close(S, sums, 1e-4f),
+          "row_sum M=" + std::to_string(rows) + " " + error);
   }
-  tlc_tensor cx = tlc::makeTensor(X.data(), TLC_F32, {M, N});
-  tlc_tensor cs = tlc::makeTensor(S.data(), TLC_F32, {M});
-  char error[256];
-  int rc = tlc_row_sum(&cx, &cs, 0.5f, nullptr, error, sizeof error);
-  check(rc == TLC_OK && close(S, sums, 1e-4f), std::string("row_sum ") + error);
 
   // gemm, compiled with DEFINES BM=32 BN=32 BK=32 K=64.
   const int64_t K = 64;

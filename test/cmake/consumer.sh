@@ -66,6 +66,25 @@ ninja -C "$out" -v >"$tmp/noop.log"
 grep -q "ninja: no work to do" "$tmp/noop.log" ||
   { cat "$tmp/noop.log"; fail "the second rebuild was not a no-op"; }
 
+if [ "$(uname -m)" = x86_64 ]; then
+  echo "== TUNING: the row_sum stub picks its variant by the rows"
+  TLC_TRACE_DISPATCH=1 "$out/run_kernels" >/dev/null 2>"$tmp/trace.log" ||
+    fail "run_kernels with TLC_TRACE_DISPATCH=1"
+  grep -q "row_sum: M=3 N=75 -> variant 0 (BM=4, BN=128)" "$tmp/trace.log" &&
+    grep -q "row_sum: M=100 N=75 -> variant 0 (BM=4, BN=128)" "$tmp/trace.log" &&
+    grep -q "row_sum: M=3001 N=75 -> variant 1 (BM=64, BN=64)" "$tmp/trace.log" ||
+    { cat "$tmp/trace.log"; fail "row_sum did not dispatch by its database"; }
+
+  echo "== touch kernels/row_sum.tuning.json: the library's files are recompiled"
+  sleep 1
+  touch "$proj/kernels/row_sum.tuning.json"
+  ninja -C "$out" -v >"$tmp/rebuild-db.log"
+  runs="$(tlc_runs "$tmp/rebuild-db.log")"
+  [ "$(printf '%s\n' "$runs" | grep -c .)" -eq 2 ] &&
+    printf '%s\n' "$runs" | grep -q "/kernels/row_sum.tl .*--tuning=" ||
+    { cat "$tmp/rebuild-db.log"; fail "expected bias_act.tl and row_sum.tl to be recompiled"; }
+fi
+
 echo "== touch kernels/gemm.tl: only gemm.tl is recompiled"
 sleep 1
 touch "$proj/kernels/gemm.tl"

@@ -768,11 +768,15 @@ int compile(const Options &opts) {
     if (embed && !writeStubs(compiled))
       return 1;
   }
-  if (!opts.depfile.empty())
+  if (!opts.depfile.empty()) {
+    // A changed tuning database changes the variants.
+    std::vector<std::string> inputs = loader.files();
+    inputs.insert(inputs.end(), opts.tuning.begin(), opts.tuning.end());
     return writeDepfile(opts.depfile, depTargets(opts, out, stem, *target),
-                        loader.files())
+                        inputs)
                ? 0
                : 1;
+  }
   return 0;
 }
 
