@@ -77,6 +77,9 @@ public:
       : StubBuilder(info.kernel, placement), runtime(runtime), info(info) {}
 
   llvm::StringRef targetName() const override { return runtime.target; }
+  std::string fillUnits() const override {
+    return "tlc::" + runtime.cxxNamespace.str() + "::multiprocessorCount()";
+  }
 
 private:
   const GpuRuntime &runtime;

@@ -53,6 +53,9 @@ public:
   virtual llvm::StringRef targetName() const = 0;
   virtual std::string abiComment() const = 0;
   virtual void emitSource(std::string &out) = 0;
+  /// C++ expression: how many units (multiprocessors, worker threads) the
+  /// call's machine has, for the fill heuristic; <= 0 when unknown.
+  virtual std::string fillUnits() const = 0;
 
 protected:
   const KernelSignature &k;
@@ -110,6 +113,13 @@ protected:
   /// For the stub of a tuned kernel: the variants' text, then the C++ and C
   /// entry points of NAME, which pick the variant of the nearest bucket.
   void emitDispatchSource(llvm::raw_ostream &os);
+
+  /// The parts of a dispatching entry: the labels of the variants; the
+  /// trace and the call of variant `tlc_variant`; the entry of a kernel
+  /// under the fill heuristic (variants picked by grid size).
+  void emitVariantLabels(llvm::raw_ostream &os) const;
+  void emitVariantCall(llvm::raw_ostream &os, const char *shapeArray) const;
+  void emitFillDispatch(llvm::raw_ostream &os);
 
   /// `"NAME"` as a C string literal.
   std::string quotedName() const { return "\"" + k.name + "\""; }

@@ -26,6 +26,9 @@ public:
       : StubBuilder(k, placement) {}
 
   llvm::StringRef targetName() const override { return "cpu"; }
+  std::string fillUnits() const override {
+    return "tlc::runtime::workerCount(options.num_threads)";
+  }
 
 private:
   std::string abiComment() const override {

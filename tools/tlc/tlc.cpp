@@ -19,6 +19,7 @@
 #include "tlc/MLIRGen/MLIRGen.h"
 #include "tlc/Stub/StubEmitter.h"
 #include "tlc/Target/Target.h"
+#include "tlc/Tune/LaunchHeuristic.h"
 #include "tlc/Tune/TuningDatabase.h"
 
 #include "Driver.h"
@@ -87,6 +88,7 @@ struct Options {
   std::string depfile;
   bool bundle = false;
   std::vector<std::string> tuning; // tuning databases
+  bool fillHeuristic = true;       // variants for kernels without entries
   // Hidden, for tlc tune's candidates: check only this kernel and append
   // the suffix to its name.
   std::string onlyKernel;
@@ -310,9 +312,10 @@ bool addTunedVariants(const std::map<std::string, tune::KernelVariants> &tuned,
   for (const auto &[kernel, table] : tuned) {
     for (size_t v = 0; v < table.variants.size(); ++v) {
       const tune::KernelVariants::Params &params = table.variants[v];
-      std::string origin = llvm::find_if(table.buckets, [&](const auto &b) {
-                             return b.variant == v;
-                           })->origin;
+      auto bucket = llvm::find_if(
+          table.buckets, [&](const auto &b) { return b.variant == v; });
+      std::string origin =
+          bucket != table.buckets.end() ? bucket->origin : table.origin;
       std::map<std::string, std::string> variantDefines = defines;
       for (const auto &[name, value] : params) {
         auto fixed = defines.find(name);
@@ -527,6 +530,17 @@ int compile(const Options &opts) {
   }
   if (!ok)
     return 1;
+  // Kernels with launch-shape parameters and no entries get the fill
+  // heuristic's variants; the first check's copy (the defaults) is dropped
+  // from the tile IR below, variant 0 replaces it.
+  std::vector<std::string> heuristicKernels;
+  if (opts.fillHeuristic && opts.onlyKernel.empty())
+    for (const KernelInfo &info : sema.kernels())
+      if (std::optional<tune::KernelVariants> variants =
+              tune::fillVariants(info)) {
+        tuned[info.name] = std::move(*variants);
+        heuristicKernels.push_back(info.name);
+      }
 
   // Tile IR and the target-neutral passes.
   mlir::DialectRegistry registry;
@@ -547,8 +561,13 @@ int compile(const Options &opts) {
   }
   if (!tuned.empty()) {
     std::vector<std::string> used = sema.usedDefines();
-    if (!prepareForMerge(*module) ||
-        !addTunedVariants(tuned, opts, defines, builtinConstants, srcMgr, diags,
+    if (!prepareForMerge(*module))
+      return 1;
+    for (const std::string &name : heuristicKernels)
+      if (mlir::Operation *op =
+              mlir::SymbolTable::lookupSymbolIn(module->getOperation(), name))
+        op->erase();
+    if (!addTunedVariants(tuned, opts, defines, builtinConstants, srcMgr, diags,
                           context, *module, used))
       return 1;
     for (const auto &[name, value] : defines)
@@ -692,6 +711,7 @@ int compile(const Options &opts) {
     for (const auto &[name, table] : tuned) {
       DispatchTable dispatch;
       dispatch.origin = table.origin;
+      dispatch.fillHeuristic = table.fillHeuristic;
       for (const auto &bucket : table.buckets)
         dispatch.buckets.push_back({bucket.shape, bucket.variant});
       StubPlacement part;
@@ -851,8 +871,13 @@ int main(int argc, char **argv) {
                  "bytes of every kernel")
       ->check(CLI::Range(int64_t(0), int64_t(1) << 30))
       ->group("");
+  app.add_flag("!--no-fill-heuristic", opts.fillHeuristic,
+               "Compile a kernel whose tune space has launch-shape "
+               "parameters and no tuning entry as its defaults only, without "
+               "the smaller-tile variants its stub picks from by grid size "
+               "(docs/tuning.md)");
   app.add_option("--only-kernel", opts.onlyKernel,
-                 "Compile only this kernel of the file")
+                 "Compile only this kernel of the file (no fill heuristic)")
       ->group("");
   app.add_option("--kernel-suffix", opts.kernelSuffix,
                  "Append this to the kernel names (entries, stubs)")

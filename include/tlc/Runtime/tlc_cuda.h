@@ -283,6 +283,23 @@ inline Status currentContext(const char *kernel, CUcontext &ctx) {
   return Status{};
 }
 
+/// The multiprocessor count of the current context's device (making device
+/// 0's primary context current when there is none); 0 when the driver cannot
+/// say, for example without a GPU.
+inline int64_t multiprocessorCount() {
+  const Driver &d = driver();
+  CUcontext ctx = nullptr;
+  CUdevice device = 0;
+  int sms = 0;
+  if (!d.error.empty() || !d.cuCtxGetDevice || !d.cuDeviceGetAttribute ||
+      !currentContext("tlc", ctx).ok() ||
+      d.cuCtxGetDevice(&device) != CUDA_SUCCESS ||
+      d.cuDeviceGetAttribute(&sms, kMultiprocessorCountAttribute, device) !=
+          CUDA_SUCCESS)
+    return 0;
+  return sms;
+}
+
 /// Whether the environment variable `name` is set to something other than
 /// "" or "0" (read once per name by the caller).
 inline bool envFlag(const char *name) {

@@ -54,8 +54,9 @@ enum hipError_t : int {
   hipErrorLaunchFailure = 719,
 };
 
-/// hip_runtime_api.h's hipDeviceAttribute_t; only the value tlc uses.
+/// hip_runtime_api.h's hipDeviceAttribute_t; only the values tlc uses.
 enum hipDeviceAttribute_t : int {
+  hipDeviceAttributeMultiprocessorCount = 63,
   hipDeviceAttributeMaxSharedMemoryPerBlock = 74,
 };
 
@@ -191,6 +192,19 @@ inline Status currentDevice(const char *kernel, int &device) {
   if (r != hipSuccess)
     return error(kernel, "hipGetDevice failed: " + lib.describe(r));
   return Status{};
+}
+
+/// The compute-unit count of the current device; 0 when HIP cannot say,
+/// for example without a GPU.
+inline int64_t multiprocessorCount() {
+  const Library &lib = library();
+  int device = 0, units = 0;
+  if (!lib.error.empty() || !lib.hipGetDevice || !lib.hipDeviceGetAttribute ||
+      lib.hipGetDevice(&device) != hipSuccess ||
+      lib.hipDeviceGetAttribute(&units, hipDeviceAttributeMultiprocessorCount,
+                                device) != hipSuccess)
+    return 0;
+  return units;
 }
 
 /// One kernel of an embedded binary: its module is loaded lazily, once per

@@ -299,6 +299,14 @@ inline ThreadPool &threadPool() {
 /// Most threads one parallelFor uses.
 constexpr int kMaxThreads = 1024;
 
+/// The worker threads a CPU launch with `numThreads` uses (<= 0: the
+/// hardware thread count), as parallelFor counts them.
+inline int workerCount(int numThreads) {
+  if (numThreads <= 0)
+    numThreads = static_cast<int>(std::thread::hardware_concurrency());
+  return std::min(std::max(numThreads, 1), kMaxThreads);
+}
+
 /// Runs fn(i) for every i in [0, numTasks), each exactly once, on up to
 /// numThreads threads (<= 0: the hardware thread count), the caller included.
 /// Tasks must be independent. Runs inline when one thread or one task
@@ -308,9 +316,7 @@ inline void parallelFor(int64_t numTasks, int numThreads,
                         const std::function<void(int64_t)> &fn) {
   if (numTasks <= 0)
     return;
-  if (numThreads <= 0)
-    numThreads = static_cast<int>(std::thread::hardware_concurrency());
-  numThreads = std::min(std::max(numThreads, 1), kMaxThreads);
+  numThreads = workerCount(numThreads);
   if (numThreads == 1 || numTasks == 1 || ThreadPool::insideTask()) {
     for (int64_t i = 0; i < numTasks; ++i)
       fn(i);
@@ -517,6 +523,31 @@ inline int nearestBucket(const int64_t *dims, const int64_t *buckets,
     }
   }
   return best;
+}
+
+/// Blocks per unit at which the fill heuristic calls the machine full: four
+/// per multiprocessor (GPU) or worker thread (CPU), enough to hide latency
+/// and balance uneven blocks (docs/tuning.md).
+constexpr int64_t kFillBlocksPerUnit = 4;
+
+/// The variant the fill heuristic picks for a call (docs/tuning.md): the
+/// variants come largest tiles first (variant 0: the defaults) and
+/// `blocks[v]` is variant v's grid size for this call. The first variant
+/// whose grid fills `units` units (kFillBlocksPerUnit blocks each); when none
+/// does, the one with the most blocks (the first of equals). `units` <= 0
+/// (the machine cannot say) picks variant 0.
+inline int fillingVariant(const int64_t *blocks, int numVariants,
+                          int64_t units) {
+  if (units <= 0)
+    return 0;
+  int most = 0;
+  for (int v = 0; v < numVariants; ++v) {
+    if (blocks[v] >= units * kFillBlocksPerUnit)
+      return v;
+    if (blocks[v] > blocks[most])
+      most = v;
+  }
+  return most;
 }
 
 /// TLC_TRACE_DISPATCH=1: tuned kernels say which variant each call runs.

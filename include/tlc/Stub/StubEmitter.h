@@ -50,6 +50,9 @@ struct DispatchTable {
   std::vector<Bucket> buckets;
   /// Where the table came from ("db.json"), for the generated comments.
   std::string origin;
+  /// No buckets: the variants come largest tiles first and each call runs
+  /// the first whose grid fills the machine (tlc::runtime::fillingVariant).
+  bool fillHeuristic = false;
 };
 
 /// Where the text of a stub goes.

@@ -69,6 +69,9 @@ struct KernelVariants {
   std::vector<Bucket> buckets;
   /// The files the entries came from, for messages ("a.json, b.json").
   std::string origin;
+  /// No database: the fill heuristic's variants (LaunchHeuristic.h), picked
+  /// per call by grid size; `buckets` is empty.
+  bool fillHeuristic = false;
 };
 
 /// The tuned kernels of `db` for one target and arch, by kernel name. Two

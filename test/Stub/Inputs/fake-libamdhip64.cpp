@@ -75,8 +75,13 @@ int hipSetDevice(int device) {
   return 0;
 }
 int hipDeviceGetAttribute(int *value, int attr, int device) {
+  // 74: LDS bytes per workgroup; 63: compute units (FAKE_HIP_CUS, 0 by
+  // default: the fill heuristic then keeps a kernel's defaults).
   const char *limit = getenv("FAKE_HIP_LDS_LIMIT");
-  *value = attr == 74 ? (limit ? atoi(limit) : 65536) : 0;
+  const char *units = getenv("FAKE_HIP_CUS");
+  *value = attr == 74   ? (limit ? atoi(limit) : 65536)
+           : attr == 63 ? (units ? atoi(units) : 0)
+                        : 0;
   std::printf("fake: hipDeviceGetAttribute(%d, device %d) = %d\n", attr, device,
               *value);
   return 0;

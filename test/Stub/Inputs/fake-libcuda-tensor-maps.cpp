@@ -4,7 +4,7 @@
 // first byte numbers the encode that made them), and the cluster shape of
 // cuLaunchKernelEx, so the stub's choice between the TMA entry and its
 // fallback, and of clusters, can be tested without a GPU. The device has 3
-// SMs that hold one block each.
+// SMs that hold one block each (the fill heuristic counts them too).
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -85,8 +85,9 @@ static void printLaunch(void *f, unsigned gx, unsigned gy, unsigned gz,
   std::printf("fake: launch %s grid %u %u %u block %u shared %u", name, gx, gy,
               gz, bx, shared);
   // gemm's ABI: three rank-2 tensors, 5 parameters each; then the grid
-  // extents and the maps of the (persistent) TMA entry.
-  if (!std::strstr(name, "$fallback"))
+  // extents and the maps of the (persistent) TMA entry. Other kernels
+  // (softmax for the fill heuristic) print only the grid.
+  if (std::strstr(name, "gemm") && !std::strstr(name, "$fallback"))
     std::printf(" tiles %lld x %lld maps %d %d %d",
                 (long long)*static_cast<int64_t *>(p[15]),
                 (long long)*static_cast<int64_t *>(p[16]),

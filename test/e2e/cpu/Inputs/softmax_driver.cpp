@@ -1,9 +1,11 @@
 // softmax_driver.cpp: checks examples/softmax.tl, a row-wise softmax.
 // Build with -DTLC_T_F16 for a kernel compiled with -D T=f16.
+// SOFTMAX_THREADS=N launches on N threads (default: all hardware threads).
 #include "check.h"
 #include "softmax.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <tuple>
 
 #ifdef TLC_T_F16
@@ -29,6 +31,9 @@ int main() {
                         {257, 3, 0, -5, 5, false},  {7, 300, 0, 80, 100, false},
                         {9, 200, 0, -8, 8, true}};
   std::string name = std::string("softmax.") + check::Elem<T>::name;
+  tlc::LaunchOptions options;
+  if (const char *threads = std::getenv("SOFTMAX_THREADS"))
+    options.num_threads = std::atoi(threads);
   for (const Case &c : cases) {
     const int64_t M = c.M, N = c.N;
     std::string size = check::sizeStr({M, N});
@@ -39,8 +44,8 @@ int main() {
       for (int64_t i = 0; i < M * N; ++i)
         X.set(i, c.lo + (c.hi - c.lo) * float(i % N) / float(N));
     Y.poison();
-    if (!checker.launched(tlc::kernels::softmax(X.view(), Y.view()), name,
-                          size))
+    if (!checker.launched(tlc::kernels::softmax(X.view(), Y.view(), options),
+                          name, size))
       continue;
     std::vector<double> ref(M * N);
     for (int64_t i = 0; i < M; ++i) {
