@@ -534,7 +534,8 @@ int compile(const Options &opts) {
   // heuristic's variants; the first check's copy (the defaults) is dropped
   // from the tile IR below, variant 0 replaces it.
   std::vector<std::string> heuristicKernels;
-  if (opts.fillHeuristic && opts.onlyKernel.empty())
+  if (opts.fillHeuristic && opts.onlyKernel.empty() &&
+      opts.kernelSuffix.empty())
     for (const KernelInfo &info : sema.kernels())
       if (std::optional<tune::KernelVariants> variants =
               tune::fillVariants(info)) {
@@ -880,7 +881,8 @@ int main(int argc, char **argv) {
                  "Compile only this kernel of the file (no fill heuristic)")
       ->group("");
   app.add_option("--kernel-suffix", opts.kernelSuffix,
-                 "Append this to the kernel names (entries, stubs)")
+                 "Append this to the kernel names (entries, stubs; no fill "
+                 "heuristic)")
       ->group("");
   app.set_version_flag("--version", "tlc 0.1.0 (LLVM/MLIR 22)");
   app.footer("Single-dash spellings work too: -target=cpu -emit=tile ...\n"
