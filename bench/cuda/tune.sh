@@ -5,6 +5,7 @@
 #   bash bench/cuda/tune.sh prepare     # build machine: tlc tune --prepare
 #   bash bench/cuda/tune.sh run         # GPU machine: build and run bundles
 #   bash bench/cuda/tune.sh stub DB     # build machine: softmax --tuning=DB
+#   bash bench/cuda/tune.sh stub --fill # ... or the fill heuristic's stub
 #   bash bench/cuda/tune.sh dispatch    # GPU machine: tuned_dispatch.cpp
 #
 # prepare writes one bundle per kernel below into gen-tune/ (gitignored) and
@@ -67,13 +68,16 @@ run)
   exit $status
   ;;
 stub)
-  db="${2:?usage: tune.sh stub DB}"
+  # DB, or --fill: the stub of the fill heuristic (no database).
+  db="${2:?usage: tune.sh stub DB|--fill}"
   rm -rf "$gen/dispatch" && mkdir -p "$gen/dispatch"
+  tuning=(--tuning="$db")
+  [ "$db" = --fill ] && tuning=()
   "$tlc" "$root/examples/softmax.tl" -target=cuda "-arch=$arch" -D T=f32 \
-    --tuning="$db" -o "$gen/dispatch/tuned/" || exit 1
+    "${tuning[@]}" -o "$gen/dispatch/tuned/" || exit 1
   "$tlc" "$root/examples/softmax.tl" -target=cuda "-arch=$arch" -D T=f32 \
     --kernel-suffix=_defaults -o "$gen/dispatch/defaults/" || exit 1
-  cp "$db" "$gen/dispatch/db.json"
+  [ "$db" = --fill ] || cp "$db" "$gen/dispatch/db.json"
   ;;
 dispatch)
   mkdir -p "$out"
