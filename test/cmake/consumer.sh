@@ -111,6 +111,21 @@ grep -q "TARGET 'metal' is not supported" "$tmp/bad.log" &&
   grep -q "supported targets: cpu, cuda, rocm" "$tmp/bad.log" ||
   { cat "$tmp/bad.log"; fail "no clear message for TARGET metal"; }
 
+echo "== a TUNING database that does not exist is rejected at configure time"
+mkdir -p "$tmp/nodb"
+cat >"$tmp/nodb/CMakeLists.txt" <<'CML'
+cmake_minimum_required(VERSION 3.20)
+project(nodb LANGUAGES CXX)
+find_package(tlc CONFIG REQUIRED)
+tlc_add_kernels(k SOURCES k.tl TARGET cpu TUNING missing.json)
+CML
+if "$cmake" -G Ninja -S "$tmp/nodb" -B "$tmp/nodb/build" \
+    -DCMAKE_PREFIX_PATH="$prefix" >"$tmp/nodb.log" 2>&1; then
+  fail "a missing TUNING database was accepted"
+fi
+grep -q "TUNING database" "$tmp/nodb.log" && grep -q "missing.json does not exist" "$tmp/nodb.log" ||
+  { cat "$tmp/nodb.log"; fail "no clear message for a missing TUNING database"; }
+
 # A GPU target builds a library whose stubs embed the device binary and
 # link with nothing but -ldl (the driver library is loaded with dlopen):
 # gpu_consumer TARGET ARCH SUFFIX builds one and checks that a call with
