@@ -556,19 +556,15 @@ private:
       return int64_t(clusters) * cluster;
     }
     int64_t unbounded = std::numeric_limits<int64_t>::max();
-    CUdevice device = 0;
-    int sms = 0, perSM = 0;
-    if (!d.cuCtxGetDevice || !d.cuDeviceGetAttribute ||
-        !d.cuOccupancyMaxActiveBlocksPerMultiprocessor ||
-        d.cuCtxGetDevice(&device) != CUDA_SUCCESS ||
-        d.cuDeviceGetAttribute(&sms, kMultiprocessorCountAttribute, device) !=
-            CUDA_SUCCESS ||
+    int64_t sms = multiprocessorCount();
+    int perSM = 0;
+    if (!d.cuOccupancyMaxActiveBlocksPerMultiprocessor ||
         d.cuOccupancyMaxActiveBlocksPerMultiprocessor(
             &perSM, fn, static_cast<int>(threads),
             static_cast<size_t>(sharedBytes)) != CUDA_SUCCESS ||
         sms <= 0 || perSM <= 0)
       return unbounded;
-    return int64_t(sms) * perSM;
+    return sms * perSM;
   }
 
   /// The launch of `blocks` x 1 x 1 blocks of `threads` threads with the
