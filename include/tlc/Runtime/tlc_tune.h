@@ -26,6 +26,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -317,9 +318,11 @@ double microsecondsPerCall(Call &&call, Device &device, double budgetMs) {
 }
 
 struct Options {
-  const char *out = nullptr; // the database; stdout without --out
-  double budgetMs = 20;      // timing per candidate and shape
-  int numThreads = 0;        // LaunchOptions::num_threads (CPU)
+  const char *out = nullptr;         // the database; stdout without --out
+  const char *saveTimes = nullptr;   // --save-times: every time measured
+  const char *replayTimes = nullptr; // --replay-times: times to use instead
+  double budgetMs = 20;              // timing per candidate and shape
+  int numThreads = 0;                // LaunchOptions::num_threads (CPU)
   int verbose = 1;
 };
 
@@ -348,16 +351,23 @@ public:
         options.budgetMs = std::atof(value("--budget-ms"));
       else if (a == "--threads")
         options.numThreads = std::atoi(value("--threads"));
+      else if (a == "--save-times")
+        options.saveTimes = value("--save-times");
+      else if (a == "--replay-times")
+        options.replayTimes = value("--replay-times");
       else if (a == "--quiet")
         options.verbose = 0;
       else {
         std::fprintf(stderr,
                      "tune: error: unknown option '%s' (--out FILE, "
-                     "--budget-ms MS, --threads N, --quiet)\n",
+                     "--budget-ms MS, --threads N, --save-times FILE, "
+                     "--replay-times FILE, --quiet)\n",
                      a.c_str());
         std::exit(1);
       }
     }
+    if (options.replayTimes && !readTimes(options.replayTimes))
+      std::exit(1);
     if (!device.error.empty()) {
       std::fprintf(stderr, "tune: error: %s\n", device.error.c_str());
       std::exit(2);
@@ -370,8 +380,19 @@ public:
       tuneShape(k, k.shapes[s]);
   }
 
-  /// Writes the database; the exit status of the runner.
+  /// Writes the database (and --save-times); the exit status of the runner.
   int finish() {
+    if (options.saveTimes) {
+      FILE *f = std::fopen(options.saveTimes, "w");
+      bool ok = f != nullptr;
+      for (const std::string &line : savedTimes)
+        ok = ok && std::fputs(line.c_str(), f) >= 0;
+      if (!f || std::fclose(f) != 0 || !ok) {
+        std::fprintf(stderr, "tune: error: cannot write '%s'\n",
+                     options.saveTimes);
+        return 1;
+      }
+    }
     std::string text = "{\n  \"format\": \"tlc-tuning-1\",\n  \"entries\": [";
     for (size_t i = 0; i < entries.size(); ++i)
       text += std::string(i ? ",\n    " : "\n    ") + entries[i];
@@ -396,6 +417,42 @@ private:
   Device device;
   std::vector<std::string> entries;
   bool failed = false;
+  // Times file lines: "KERNEL SHAPE CANDIDATE MICROSECONDS", the shape as
+  // M=..,N=.. and the candidate by its index (0: the defaults).
+  std::vector<std::string> savedTimes;
+  std::map<std::string, double> replayed; // "KERNEL SHAPE CANDIDATE" -> us
+
+  bool readTimes(const char *path) {
+    FILE *f = std::fopen(path, "r");
+    if (!f) {
+      std::fprintf(stderr, "tune: error: cannot read '%s'\n", path);
+      return false;
+    }
+    char line[1024];
+    int number = 0;
+    bool ok = true;
+    while (ok && std::fgets(line, sizeof line, f)) {
+      ++number;
+      char kernel[256], shape[512];
+      int candidate = 0;
+      double us = 0;
+      char rest = 0;
+      if (std::sscanf(line, "%255s %511s %d %lf %c", kernel, shape, &candidate,
+                      &us, &rest) != 4 ||
+          !(us >= 0)) {
+        std::fprintf(stderr,
+                     "tune: error: %s:%d: expected KERNEL SHAPE CANDIDATE "
+                     "MICROSECONDS\n",
+                     path, number);
+        ok = false;
+        break;
+      }
+      replayed[std::string(kernel) + " " + shape + " " +
+               std::to_string(candidate)] = us;
+    }
+    std::fclose(f);
+    return ok;
+  }
 
   static std::string shapeText(const ShapeSpec &shape, const char *sep,
                                bool json) {
@@ -449,11 +506,32 @@ private:
     }
   }
 
-  double time(const KernelSpec &k, int c, const std::vector<TensorView> &views,
+  /// Candidate `c`'s time at `shape`: measured, or read from
+  /// --replay-times (a negative value: it has none there).
+  double time(const KernelSpec &k, const ShapeSpec &shape, int c,
+              const std::vector<TensorView> &views,
               const std::vector<double> &scalars, const LaunchOptions &launch) {
-    return microsecondsPerCall(
-        [&] { k.run(c, views.data(), scalars.data(), launch); }, device,
-        options.budgetMs);
+    std::string key = std::string(k.name) + " " + shapeText(shape, ",", false) +
+                      " " + std::to_string(c);
+    double us = 0;
+    if (options.replayTimes) {
+      auto it = replayed.find(key);
+      if (it == replayed.end()) {
+        std::fprintf(stderr, "tune: error: %s has no time for '%s'\n",
+                     options.replayTimes, key.c_str());
+        failed = true;
+        return -1;
+      }
+      us = it->second;
+    } else {
+      us = microsecondsPerCall(
+          [&] { k.run(c, views.data(), scalars.data(), launch); }, device,
+          options.budgetMs);
+    }
+    char text[64];
+    std::snprintf(text, sizeof text, " %.17g\n", us);
+    savedTimes.push_back(key + text);
+    return us;
   }
 
   void tuneShape(const KernelSpec &k, const ShapeSpec &shape) {
@@ -521,7 +599,9 @@ private:
     std::vector<std::vector<unsigned char>> reference;
     for (Buffer &b : buffers)
       reference.push_back(b.result);
-    double defaultUs = time(k, 0, views, scalars, launch);
+    double defaultUs = time(k, shape, 0, views, scalars, launch);
+    if (defaultUs < 0)
+      return release(buffers);
     if (options.verbose)
       std::fprintf(stderr, "tune: %s: defaults %.3f us\n", where.c_str(),
                    defaultUs);
@@ -555,7 +635,9 @@ private:
                      mismatch.c_str());
         continue;
       }
-      double us = time(k, c, views, scalars, launch);
+      double us = time(k, shape, c, views, scalars, launch);
+      if (us < 0)
+        continue;
       ++measured;
       if (options.verbose)
         std::fprintf(stderr, "%s%.3f us (%.2fx the defaults)\n",
