@@ -197,8 +197,27 @@ public:
     return llvm::CallingConv::PTX_Kernel;
   }
   llvm::Error prepareModule(llvm::Module &module) const override {
+    declareDynamicSharedMemory(module);
     return linkLibdevice(module);
   }
+
+  /// MLIR defines a kernel's dynamic shared memory as an internal
+  /// zero-sized array, which NVPTX prints as a one-byte static `.shared`
+  /// variable: a kernel with exactly 48 KiB of dynamic shared memory then
+  /// needs 48 KiB + 1 byte, more than a launch may use without the opt-in,
+  /// and cuLaunchKernel fails. Declared external it is
+  /// `.extern .shared .b8 NAME[]`, which takes no static bytes.
+  static void declareDynamicSharedMemory(llvm::Module &module) {
+    for (llvm::GlobalVariable &global : module.globals()) {
+      auto *array = llvm::dyn_cast<llvm::ArrayType>(global.getValueType());
+      if (global.getAddressSpace() != kSharedAddressSpace || !array ||
+          array->getNumElements() != 0 || !global.hasInitializer())
+        continue;
+      global.setInitializer(nullptr);
+      global.setLinkage(llvm::GlobalValue::ExternalLinkage);
+    }
+  }
+  static constexpr unsigned kSharedAddressSpace = 3; // NVPTX's .shared
 
   llvm::Error emitCode(llvm::Module &module, EmitKind kind,
                        const CompileOptions &options,
