@@ -64,6 +64,12 @@ CONFIGS=(
   "linear_f16_wg2|linear.tl|T=f16 BM=128 BN=256 BK=64 Stages=4 Threads=256"
   "linear_bf16_m64|linear.tl|T=bf16 BM=64 BN=64 BK=128 Stages=4 Threads=128"
   "gemm_bf16_m64|gemm.tl|T=bf16 BM=64 BN=64 BK=128 Stages=4 Threads=128"
+  "gemm_bf16_b96|gemm.tl|T=bf16 BM=96 BN=64 BK=32 Stages=4 Threads=128"
+  "gemm_bf16_fill|gemm.tl|T=bf16 Stages=4"
+  "gemm_bf16_dispatch|gemm.tl|T=bf16 Stages=4 --tuning=examples/h200.tuning.json"
+  "gemm_f16_dispatch|gemm.tl|T=f16 Stages=4 --tuning=examples/h200.tuning.json"
+  "linear_bf16_dispatch|linear.tl|T=bf16 Stages=4 --tuning=examples/h200.tuning.json"
+  "linear_f16_dispatch|linear.tl|T=f16 Stages=4 --tuning=examples/h200.tuning.json"
   "softmax_f32|softmax.tl|T=f32 BM=16"
   "softmax_bf16|softmax.tl|T=bf16 BM=16"
   "rmsnorm_f32|rmsnorm.tl|T=f32"
@@ -94,7 +100,13 @@ prepare_one() { # name example defines...
   local name="$1" example="$2"
   shift 2
   local dir="$gen/$name" dargs=() d
-  for d in "$@"; do dargs+=(-D "$d"); done
+  # NAME=VALUE is a -D; an item starting with -- is a tlc flag (--tuning=).
+  for d in "$@"; do
+    case "$d" in
+    --*) dargs+=("$d") ;;
+    *) dargs+=(-D "$d") ;;
+    esac
+  done
   mkdir -p "$dir"
   local emit=()
   [ "${E2E_STUB_ONLY:-0}" = 1 ] && emit=(-emit=stub)

@@ -12,7 +12,8 @@
 # packs them into gen-tune/bundles.tar.gz (the device tool carries at most
 # 64 MiB: gemm's stubs are large as text). run unpacks, builds each bundle
 # (sh build.sh) and writes $OUT/NAME.json (the database) and $OUT/NAME.log
-# (the runner's progress: every candidate's time). stub compiles softmax with
+# (the runner's progress: every candidate's time); TUNE_ONLY=REGEX (prepare)
+# keeps the kernels whose name matches. stub compiles softmax with
 # the database and with its defaults (renamed softmax_defaults) into
 # gen-tune/dispatch/; dispatch builds tuned_dispatch.cpp against both and
 # prints the comparison to $OUT/dispatch.txt.
@@ -30,6 +31,7 @@ KERNELS=(
   "softmax_f32|softmax.tl|-D T=f32 --shape M=16,N=4096 --shape M=128,N=8192 --shape M=4096,N=4096 --shape M=16384,N=1024"
   "rmsnorm_bf16|rmsnorm.tl|-D T=bf16 --shape M=16,N=4096 --shape M=512,N=8192 --shape M=16384,N=4096"
   "gemm_bf16|gemm.tl|-D T=bf16 -D Stages=4 --shape M=4096,N=4096,K=4096 --shape M=64,N=4096,K=4096 --shape M=3000,N=5000,K=700"
+  "linear_bf16|linear.tl|-D T=bf16 -D Stages=4 --shape M=4096,N=4096,K=4096 --shape M=64,N=4096,K=4096 --shape M=3000,N=5000,K=700"
   "fa_d128_bf16|flash_attention.tl|-D T=bf16 -D D=128 -D Causal=false --shape B=4,H=16,S=1024 --shape B=1,H=16,S=4096 --shape B=8,H=32,S=512"
 )
 
@@ -37,6 +39,14 @@ case "${1:-}" in
 prepare)
   rm -rf "$gen" && mkdir -p "$gen"
   git -C "$root" rev-parse --short HEAD >"$gen/COMMIT" 2>/dev/null || true
+  if [ -n "${TUNE_ONLY:-}" ]; then
+    kept=()
+    for k in "${KERNELS[@]}"; do
+      [[ ${k%%|*} =~ $TUNE_ONLY ]] && kept+=("$k")
+    done
+    KERNELS=("${kept[@]}")
+    printf '%s\n' "${KERNELS[@]%%|*}" >"$gen/KERNELS"
+  fi
   for k in "${KERNELS[@]}"; do
     IFS='|' read -r name example args <<<"$k"
     echo "== $name"
@@ -55,6 +65,7 @@ run)
   status=0
   for k in "${KERNELS[@]}"; do
     name="${k%%|*}"
+    [ -d "$gen/$name" ] || continue # not prepared (TUNE_ONLY)
     echo "== $name"
     t0=$(date +%s)
     if ! sh "$gen/$name/build.sh" --out "$out/$name.json" >"$out/$name.log" 2>&1; then
