@@ -12,6 +12,7 @@
 #include "mlir/Transforms/Passes.h"
 
 #include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/MC/TargetRegistry.h"
@@ -95,6 +96,33 @@ bool usesBF16(const llvm::Module &module) {
             return true;
       }
   return false;
+}
+
+/// The fmas of tlc's CPU code (the gemm micro-kernel's multiply-adds, the
+/// polynomial approximations of exp, log, tanh, ...) need no single
+/// rounding. As `llvm.fma` they must be exact, which a CPU without FMA
+/// instructions (x86-64, x86-64-v2) computes by calling libm's fmaf lane by
+/// lane: softmax ran 40 times slower there than with AVX-512. As
+/// `llvm.fmuladd` they are one FMA instruction where the CPU has one (the
+/// same code as before) and a multiply and an add elsewhere.
+void relaxFusedMultiplyAdds(llvm::Module &module) {
+  std::vector<llvm::IntrinsicInst *> fmas;
+  for (llvm::Function &f : module)
+    for (llvm::BasicBlock &bb : f)
+      for (llvm::Instruction &i : bb)
+        if (auto *call = llvm::dyn_cast<llvm::IntrinsicInst>(&i))
+          if (call->getIntrinsicID() == llvm::Intrinsic::fma)
+            fmas.push_back(call);
+  for (llvm::IntrinsicInst *fma : fmas) {
+    llvm::IRBuilder<> b(fma);
+    llvm::Value *relaxed = b.CreateIntrinsic(
+        llvm::Intrinsic::fmuladd, {fma->getType()},
+        {fma->getArgOperand(0), fma->getArgOperand(1), fma->getArgOperand(2)});
+    if (auto *fp = llvm::dyn_cast<llvm::Instruction>(relaxed))
+      fp->copyFastMathFlags(fma);
+    fma->replaceAllUsesWith(relaxed);
+    fma->eraseFromParent();
+  }
 }
 
 /// LLVM legalizes some bf16 vector operations on x86 CPUs without native
@@ -220,6 +248,7 @@ public:
       if (!arch.features.empty())
         f.addFnAttr("target-features", arch.features);
     }
+    relaxFusedMultiplyAdds(*llvmModule);
     optimizeModule(*llvmModule, machine.get(), options.optLevel);
     // After optimization: nothing calls these yet, instruction selection
     // may introduce the calls.
