@@ -509,7 +509,7 @@ bool Sema::Impl::check(Program &program) {
         }
         if (tileOpKind(fn->name) != TileOpKind::None || isUnaryMath(fn->name) ||
             parseDType(fn->name) || fn->name == "cdiv" || fn->name == "min" ||
-            fn->name == "max" || fn->name == "pow")
+            fn->name == "max" || fn->name == "pow" || fn->name == "sizeof")
           diags.error(fn->nameRange,
                       "tile fn '" + fn->name + "' shadows a builtin");
       }

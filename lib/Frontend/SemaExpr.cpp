@@ -376,6 +376,8 @@ Type Sema::Impl::checkCall(CallExpr *e, bool asStatement) {
   }
   if (e->callee == "cdiv")
     return checkCdiv(e);
+  if (e->callee == "sizeof")
+    return checkSizeof(e);
   if (e->callee == "min" || e->callee == "max" || e->callee == "pow")
     return checkBinaryMath(e);
   if (isUnaryMath(e->callee))
@@ -433,6 +435,24 @@ Type Sema::Impl::checkCdiv(CallExpr *e) {
   if (ca && cb) // exact ceiling (b > 0), without overflow
     folded = ConstValue::ofInt(ca->i / cb->i + (ca->i % cb->i > 0 ? 1 : 0));
   return setType(e, t, folded);
+}
+
+Type Sema::Impl::checkSizeof(CallExpr *e) {
+  if (!checkNoKwargs(e) || !checkArity(e, 1, 1))
+    return setType(e, Type::invalid());
+  Type t = checkExpr(e->args[0].get());
+  if (t.isInvalid())
+    return setType(e, t);
+  const std::optional<ConstValue> &c = e->args[0]->constValue;
+  if (!c || c->kind != ConstValue::DTypeVal) {
+    diags.error(e->args[0]->range,
+                "'sizeof' expects a dtype (a dtype name or a dtype "
+                "parameter), got " +
+                    t.str());
+    return setType(e, Type::invalid());
+  }
+  ConstValue bytes = ConstValue::ofInt(byteSize(c->dtype));
+  return setType(e, typeOfConst(bytes), bytes);
 }
 
 Type Sema::Impl::checkBinaryMath(CallExpr *e) {

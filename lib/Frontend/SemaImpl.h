@@ -222,6 +222,7 @@ struct Sema::Impl {
   Type checkCast(CallExpr *e, DType to);
 
   Type checkCdiv(CallExpr *e);
+  Type checkSizeof(CallExpr *e);
 
   Type checkBinaryMath(CallExpr *e);
 
