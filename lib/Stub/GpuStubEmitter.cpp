@@ -80,6 +80,9 @@ public:
   std::string fillUnits() const override {
     return "tlc::" + runtime.cxxNamespace.str() + "::multiprocessorCount()";
   }
+  int64_t fillBlocksPerUnit(size_t v) const override {
+    return v < info.fillBlocksPerUnit.size() ? info.fillBlocksPerUnit[v] : 0;
+  }
 
 private:
   const GpuRuntime &runtime;

@@ -632,8 +632,21 @@ void StubBuilder::emitFillDispatch(llvm::raw_ostream &os) {
     }
     os << "    };\n";
     os << "    (void)tlc_grid_failed; // the variant reports it\n";
+    bool perUnit = false;
+    for (size_t v = 0; v < table.variants.size(); ++v)
+      perUnit |= fillBlocksPerUnit(v) > 0;
+    if (perUnit) {
+      // What one unit holds of each variant at once: a variant of large
+      // tiles fills the machine with fewer blocks.
+      os << "    static const int64_t tlc_per_unit[" << table.variants.size()
+         << "] = {";
+      for (size_t v = 0; v < table.variants.size(); ++v)
+        os << (v ? ", " : "") << fillBlocksPerUnit(v);
+      os << "};\n";
+    }
     os << "    int tlc_variant = tlc::runtime::fillingVariant(tlc_blocks, "
-       << table.variants.size() << ", " << fillUnits() << ");\n";
+       << table.variants.size() << ", " << fillUnits()
+       << (perUnit ? ", tlc_per_unit" : "") << ");\n";
     emitVariantCall(os, "tlc_shape");
   });
   emitCEntry(os);

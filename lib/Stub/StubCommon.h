@@ -56,6 +56,9 @@ public:
   /// C++ expression: how many units (multiprocessors, worker threads) the
   /// call's machine has, for the fill heuristic; <= 0 when unknown.
   virtual std::string fillUnits() const = 0;
+  /// Blocks of fill variant `v` that fill one unit; 0: the runtime's
+  /// default (kFillBlocksPerUnit).
+  virtual int64_t fillBlocksPerUnit(size_t v) const { return 0; }
 
 protected:
   const KernelSignature &k;

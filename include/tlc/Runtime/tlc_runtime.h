@@ -533,16 +533,19 @@ constexpr int64_t kFillBlocksPerUnit = 4;
 /// The variant the fill heuristic picks for a call (docs/tuning.md): the
 /// variants come largest tiles first (variant 0: the defaults) and
 /// `blocks[v]` is variant v's grid size for this call. The first variant
-/// whose grid fills `units` units (kFillBlocksPerUnit blocks each); when none
-/// does, the one with the most blocks (the first of equals). `units` <= 0
-/// (the machine cannot say) picks variant 0.
+/// whose grid fills `units` units with `perUnit[v]` blocks each (what one
+/// unit holds of that variant at once, at most kFillBlocksPerUnit; null:
+/// kFillBlocksPerUnit); when none does, the one with the most blocks (the
+/// first of equals). `units` <= 0 (the machine cannot say) picks variant 0.
 inline int fillingVariant(const int64_t *blocks, int numVariants,
-                          int64_t units) {
+                          int64_t units, const int64_t *perUnit = nullptr) {
   if (units <= 0)
     return 0;
   int most = 0;
   for (int v = 0; v < numVariants; ++v) {
-    if (blocks[v] >= units * kFillBlocksPerUnit)
+    int64_t full = perUnit ? std::max<int64_t>(1, perUnit[v])
+                           : kFillBlocksPerUnit;
+    if (blocks[v] >= units * full)
       return v;
     if (blocks[v] > blocks[most])
       most = v;

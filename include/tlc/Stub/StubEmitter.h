@@ -108,6 +108,10 @@ struct GpuKernelInfo {
   /// The persistent entry may run in clusters of this many blocks when the
   /// grid's y extent is a multiple of it (tile.cluster_rows); 1: never.
   int64_t clusterRows = 1;
+  /// A dispatching stub of the fill heuristic: for each variant, the blocks
+  /// that fill one multiprocessor (what its shared memory and threads let
+  /// one hold at once, at most 4). Empty: 4 for every variant.
+  std::vector<int64_t> fillBlocksPerUnit;
 };
 
 /// Generates the CUDA launch stub: NAME.h with the same C++/C API as the CPU

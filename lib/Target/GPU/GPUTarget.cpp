@@ -5,6 +5,7 @@
 #include "tlc/Conversion/Passes.h"
 #include "tlc/Dialect/Tile/IR/AttrNames.h"
 #include "tlc/Dialect/Tile/Transforms/Passes.h"
+#include "tlc/Runtime/tlc_runtime.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
@@ -98,6 +99,20 @@ bool GPUTarget::buildGPUPipeline(mlir::OpPassManager &pm) const {
   return true;
 }
 
+int64_t GPUTarget::blocksPerMultiprocessor(int64_t sharedBytes,
+                                           int64_t threads) const {
+  // A multiprocessor has about the shared memory one block may use plus
+  // the 1 KiB the driver reserves per block (228 KiB on sm_90), and runs
+  // at most 2048 threads (NVIDIA since sm_80, AMD CDNA). Registers can
+  // lower this further; the heuristic does not know them.
+  constexpr int64_t kReservedBytes = 1024, kMaxThreads = 2048;
+  int64_t bySharedMemory = (languageConstants().sharedBytes + kReservedBytes) /
+                           (std::max<int64_t>(sharedBytes, 0) + kReservedBytes);
+  int64_t byThreads = kMaxThreads / std::max<int64_t>(threads, 1);
+  return std::clamp<int64_t>(std::min(bySharedMemory, byThreads), 1,
+                             runtime::kFillBlocksPerUnit);
+}
+
 void GPUTarget::emitStub(const KernelSignature &kernel,
                          const CompiledModule &compiled,
                          const StubPlacement &placement, std::string &header,
@@ -113,6 +128,14 @@ void GPUTarget::emitStub(const KernelSignature &kernel,
                                  : std::vector<uint8_t>()};
   if (int64_t threads = compiled.blockThreads.lookup(entry))
     info.threads = threads;
+  if (placement.dispatch && placement.dispatch->fillHeuristic)
+    for (const KernelSignature *variant : placement.dispatch->variants) {
+      std::string variantEntry = "tlc_" + variant->name;
+      int64_t threads = compiled.blockThreads.lookup(variantEntry);
+      info.fillBlocksPerUnit.push_back(blocksPerMultiprocessor(
+          compiled.sharedBytes.lookup(variantEntry),
+          threads ? threads : variant->threads));
+    }
   auto fallback = compiled.fallbacks.find(entry);
   if (fallback != compiled.fallbacks.end()) {
     info.tensorMaps = compiled.tensorMaps.lookup(entry);

@@ -46,6 +46,10 @@ public:
   bool stubsEmbedBinary() const override { return true; }
   /// Embeds compiled.bytes; the kernel's dynamic shared memory comes from
   /// compiled.sharedBytes.
+  /// Blocks of a kernel with `sharedBytes` of dynamic shared memory and
+  /// `threads` threads that fill one multiprocessor for the fill
+  /// heuristic: as many as fit at once, at most kFillBlocksPerUnit.
+  int64_t blocksPerMultiprocessor(int64_t sharedBytes, int64_t threads) const;
   void emitStub(const KernelSignature &kernel, const CompiledModule &compiled,
                 const StubPlacement &placement, std::string &header,
                 std::string &source) const override;
