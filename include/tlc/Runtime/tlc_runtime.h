@@ -537,14 +537,14 @@ constexpr int64_t kFillBlocksPerUnit = 4;
 /// unit holds of that variant at once, at most kFillBlocksPerUnit; null:
 /// kFillBlocksPerUnit); when none does, the one with the most blocks (the
 /// first of equals). `units` <= 0 (the machine cannot say) picks variant 0.
-inline int fillingVariant(const int64_t *blocks, int numVariants,
-                          int64_t units, const int64_t *perUnit = nullptr) {
+inline int fillingVariant(const int64_t *blocks, int numVariants, int64_t units,
+                          const int64_t *perUnit = nullptr) {
   if (units <= 0)
     return 0;
   int most = 0;
   for (int v = 0; v < numVariants; ++v) {
-    int64_t full = perUnit ? std::max<int64_t>(1, perUnit[v])
-                           : kFillBlocksPerUnit;
+    int64_t full =
+        perUnit ? std::max<int64_t>(1, perUnit[v]) : kFillBlocksPerUnit;
     if (blocks[v] >= units * full)
       return v;
     if (blocks[v] > blocks[most])

@@ -132,9 +132,9 @@ void GPUTarget::emitStub(const KernelSignature &kernel,
     for (const KernelSignature *variant : placement.dispatch->variants) {
       std::string variantEntry = "tlc_" + variant->name;
       int64_t threads = compiled.blockThreads.lookup(variantEntry);
-      info.fillBlocksPerUnit.push_back(blocksPerMultiprocessor(
-          compiled.sharedBytes.lookup(variantEntry),
-          threads ? threads : variant->threads));
+      info.fillBlocksPerUnit.push_back(
+          blocksPerMultiprocessor(compiled.sharedBytes.lookup(variantEntry),
+                                  threads ? threads : variant->threads));
     }
   auto fallback = compiled.fallbacks.find(entry);
   if (fallback != compiled.fallbacks.end()) {

@@ -1,4 +1,5 @@
-// Which variant tlc::runtime::fillingVariant picks (test/Stub/fill-occupancy.test).
+// Which variant tlc::runtime::fillingVariant picks
+// (test/Stub/fill-occupancy.test).
 #include "tlc/Runtime/tlc_runtime.h"
 
 #include <cstdio>
@@ -10,11 +11,15 @@ int main() {
   const int64_t square[3] = {512, 2048, 8192}; // 4096^3
   const int64_t skinny[3] = {32, 64, 256};     // 64 x 8192 x 8192
   const int64_t mid[3] = {100, 400, 1600};     // 132 SMs need 132 of v0
-  std::printf("square %d\n", tlc::runtime::fillingVariant(square, 3, 132, perUnit));
-  std::printf("skinny %d\n", tlc::runtime::fillingVariant(skinny, 3, 132, perUnit));
+  std::printf("square %d\n",
+              tlc::runtime::fillingVariant(square, 3, 132, perUnit));
+  std::printf("skinny %d\n",
+              tlc::runtime::fillingVariant(skinny, 3, 132, perUnit));
   std::printf("mid %d\n", tlc::runtime::fillingVariant(mid, 3, 132, perUnit));
   // Without occupancies: 4 blocks per unit for every variant.
-  std::printf("square-default %d\n", tlc::runtime::fillingVariant(square, 3, 132));
-  std::printf("unknown-units %d\n", tlc::runtime::fillingVariant(skinny, 3, 0, perUnit));
+  std::printf("square-default %d\n",
+              tlc::runtime::fillingVariant(square, 3, 132));
+  std::printf("unknown-units %d\n",
+              tlc::runtime::fillingVariant(skinny, 3, 0, perUnit));
   return 0;
 }
