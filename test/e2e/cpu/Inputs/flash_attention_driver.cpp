@@ -1,6 +1,8 @@
 // flash_attention_driver.cpp: checks examples/flash_attention.tl,
-// O = softmax(Q K^T / sqrt(D)) V per (batch, head), against a double
-// reference. Build flags must match the kernel's compile-time parameters:
+// O = softmax(Q K^T / sqrt(D)) V per (batch, head), and its log-sum-exp
+// output L = log(sum_j exp(q . k_j / sqrt(D))) per query row, against a
+// double reference. Build flags must match the kernel's compile-time
+// parameters:
 //   -DTLC_T_BF16   for -D T=bf16 (default f32, -D T=f32)
 //   -DCAUSAL=1     for -D Causal=true
 //   -DHEAD_DIM=64  for -D D=64
@@ -36,16 +38,18 @@ int main() {
     check::Rng rng(name + size);
     check::Tensor<T> Q({B, H, S, D}, pad), K({B, H, S, D}, pad),
         V({B, H, S, D}, pad), O({B, H, S, D}, pad);
+    check::Tensor<float> L({B, H, S}, pad);
     // Scores of a few units: the softmax is neither flat nor one-hot.
     Q.fillRandom(rng, -1.5f, 1.5f);
     K.fillRandom(rng, -1.5f, 1.5f);
     V.fillRandom(rng);
     O.poison();
-    if (!checker.launched(tlc::kernels::flash_attn_fwd(Q.view(), K.view(),
-                                                       V.view(), O.view()),
+    L.poison();
+    if (!checker.launched(tlc::kernels::flash_attn_fwd(
+                              Q.view(), K.view(), V.view(), O.view(), L.view()),
                           name, size))
       continue;
-    std::vector<double> ref(B * H * S * D, 0.0), p(S);
+    std::vector<double> ref(B * H * S * D, 0.0), lse(B * H * S), p(S);
     const double scale = 1.0 / std::sqrt(double(D));
     for (int64_t bh = 0; bh < B * H; ++bh) {
       const int64_t base = bh * S * D;
@@ -61,12 +65,15 @@ int main() {
         }
         for (int64_t j = 0; j < keys; ++j)
           sum += p[j] = std::exp(p[j] - mx);
+        lse[bh * S + i] = mx + std::log(sum);
         for (int64_t j = 0; j < keys; ++j)
           for (int64_t d = 0; d < D; ++d)
             ref[base + i * D + d] += p[j] / sum * V.get(base + j * D + d);
       }
     }
     checker.compare(name, size, O, ref, check::Elem<T>::tol);
+    // L is computed in f32 from the same (rounded) inputs whatever T is.
+    checker.compare(name + ".L", size, L, lse, check::Elem<float>::tol);
   }
   return checker.finish();
 }
