@@ -11,7 +11,8 @@ if ! command -v "$format" >/dev/null; then
 fi
 cd "$root"
 mapfile -t files < <(find include lib tools test examples bench fuzz \
-  \( -name '*.cpp' -o -name '*.h' \) -not -path '*/gen-e2e/*' | sort)
+  \( -name '*.cpp' -o -name '*.h' \) -not -path '*/gen-e2e/*' -not -path '*/gen-tune/*' \
+  -not -path '*/gen-x*/*' | sort)
 if [ "${1:-}" = "--fix" ]; then
   "$format" -i "${files[@]}"
   exit 0

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# fa_bwd.sh - FlashAttention backward (examples/flash_attention_bwd.tl) on a
+# GPU: checked against torch autograd in float64 and timed against torch's
+# fastest SDPA backward (flash, cuDNN, efficient), same run.
+#
+#   bash bench/cuda/fa_bwd.sh prepare    # build machine: tlc --bundle
+#   bash bench/cuda/fa_bwd.sh run [--small] [--time] [CFG...]   # GPU machine
+#
+# prepare compiles the forward (for O and its log-sum-exp L) and the three
+# backward kernels of each configuration below into bench/cuda/gen-xfabwd/CFG
+# (gitignored); run builds them (g++) and runs fa_bwd.py, which prints one
+# line per check and per timing and writes $OUT/fa_bwd.txt.
+#   run(command="bash bench/cuda/fa_bwd.sh run --time", carry=["bench/cuda/gen-xfabwd"])
+set -uo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+gen="$here/gen-xfabwd"
+tlc="${TLC:-$root/build/bin/tlc}"
+
+# name | -D for both files | -D for the backward only
+CONFIGS=(
+  "bf16_d128|T=bf16 D=128 Causal=false|"
+  "bf16_d128_causal|T=bf16 D=128 Causal=true|"
+  "bf16_d64|T=bf16 D=64 Causal=false|"
+  "bf16_d64_causal|T=bf16 D=64 Causal=true|"
+  "f16_d64|T=f16 D=64 Causal=false|"
+  "f32_d64|T=f32 D=64 Causal=false|"
+)
+
+case "${1:-}" in
+prepare)
+  rm -rf "$gen" && mkdir -p "$gen"
+  git -C "$root" rev-parse --short HEAD >"$gen/COMMIT" 2>/dev/null || true
+  for c in "${CONFIGS[@]}"; do
+    IFS='|' read -r name defs bdefs <<<"$c"
+    d="$gen/$name"
+    mkdir -p "$d"
+    D=() B=()
+    for x in $defs; do D+=(-D "$x"); done
+    for x in $bdefs; do B+=(-D "$x"); done
+    "$tlc" "$root/examples/flash_attention.tl" -target=cuda -arch=sm_90a \
+      "${D[@]}" --bundle -o "$d/" || exit 1
+    "$tlc" "$root/examples/flash_attention_bwd.tl" -target=cuda -arch=sm_90a \
+      "${D[@]}" "${B[@]}" --bundle -o "$d/" || exit 1
+    printf 'name=%s\nstatus=ok\ndefines=%s %s\n' "$name" "$defs" "$bdefs" \
+      >"$d/CONFIG"
+    echo "$name ok"
+  done
+  du -sh "$gen"
+  ;;
+run)
+  shift
+  exec python3 "$here/fa_bwd.py" --gen "$gen" "$@"
+  ;;
+*)
+  sed -n '2,13p' "$0"
+  exit 1
+  ;;
+esac
