@@ -8,8 +8,9 @@
 #
 # prepare compiles the forward (for O and its log-sum-exp L) and the three
 # backward kernels of each configuration below into bench/cuda/gen-xfabwd/CFG
-# (gitignored); run builds them (g++) and runs fa_bwd.py, which prints one
-# line per check and per timing and writes $OUT/fa_bwd.txt.
+# (gitignored), packed into gen-xfabwd/configs.tar.gz; run unpacks and builds
+# them (g++) and runs fa_bwd.py, which prints one line per check and per
+# timing and writes $OUT/fa_bwd.txt.
 #   run(command="bash bench/cuda/fa_bwd.sh run --time", carry=["bench/cuda/gen-xfabwd"])
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -46,10 +47,16 @@ prepare)
       >"$d/CONFIG"
     echo "$name ok"
   done
+  # The device tool carries at most 64 MiB and each stub embeds its
+  # binary as text: pack them.
+  (cd "$gen" && tar czf configs.tar.gz --exclude=configs.tar.gz --exclude=COMMIT \
+    $(for c in "${CONFIGS[@]}"; do echo "${c%%|*}"; done) &&
+    for c in "${CONFIGS[@]}"; do rm -rf "${c%%|*}"; done)
   du -sh "$gen"
   ;;
 run)
   shift
+  [ -f "$gen/configs.tar.gz" ] && (cd "$gen" && tar xzf configs.tar.gz)
   exec python3 "$here/fa_bwd.py" --gen "$gen" "$@"
   ;;
 *)
