@@ -62,6 +62,15 @@ int64_t swizzleFor(Value operand) {
   return swizzle;
 }
 
+/// The N of each wgmma instruction of a warpgroup tile gn wide: the fewest
+/// equal instructions of at most 256 columns, each a multiple of 8.
+int64_t instructionN(int64_t gn) {
+  int64_t split = (gn + 255) / 256;
+  while (gn % (split * 8))
+    ++split;
+  return gn / split;
+}
+
 class WgmmaKind : public tile::MmaKind {
 public:
   llvm::StringRef name() const override { return nvidia::kWgmmaKind; }
@@ -83,6 +92,15 @@ public:
   }
   bool operandsSuit(tile::GemmOp op) const override {
     return swizzleFor(op.getA()) && swizzleFor(op.getB());
+  }
+  /// An N-major B (not transposed) is read in whole swizzle atoms: each
+  /// instruction's N must be a multiple of the atom's width (64 columns of
+  /// 16-bit elements at 128-byte swizzle), as lowerWgmma requires.
+  bool warpTileSuits(tile::GemmOp op, int64_t gm, int64_t gn) const override {
+    if (op.getTransposeB())
+      return true;
+    int64_t width = swizzleFor(op.getB()) / 2;
+    return width > 0 && instructionN(gn) % width == 0;
   }
   int64_t operandSwizzle(tile::GemmOp op, Value operand) const override {
     return operandsSuit(op) ? swizzleFor(operand) : 0;
@@ -146,11 +164,8 @@ LogicalResult nvidia::lowerWgmma(KernelLowering &k, tile::GemmOp op,
     return failure();
   auto [wm, wn] = *grid;
   int64_t groupM = M / wm, groupN = N / wn, mTiles = groupM / 64;
-  // N per instruction: a multiple of 8, at most 256.
-  int64_t nSplit = (groupN + 255) / 256;
-  while (groupN % (nSplit * 8))
-    ++nSplit;
-  int64_t instN = groupN / nSplit;
+  int64_t instN = instructionN(groupN);
+  int64_t nSplit = groupN / instN;
   const int64_t elemBytes = 2;
   int64_t widthA = swizzleA / elemBytes, widthB = swizzleB / elemBytes;
   // An MN-major operand's instructions start at an atom.

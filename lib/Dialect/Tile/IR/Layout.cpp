@@ -365,6 +365,7 @@ const MmaKind *tlc::tile::lookupMmaKind(llvm::StringRef name) {
 }
 
 bool MmaKind::operandsSuit(GemmOp) const { return true; }
+bool MmaKind::warpTileSuits(GemmOp, int64_t, int64_t) const { return true; }
 int64_t MmaKind::operandSwizzle(GemmOp, Value) const { return 0; }
 
 std::optional<llvm::SmallVector<const MmaKind *>>
@@ -424,7 +425,9 @@ std::optional<MmaPlan> tlc::tile::planMma(GemmOp op, int64_t threads,
     if (warps % wm)
       continue;
     int64_t wn = warps / wm;
-    if ((m / tm) % wm || (n / tn) % wn || ((rowWarps || registerA) && wn != 1))
+    if ((m / tm) % wm || (n / tn) % wn ||
+        ((rowWarps || registerA) && wn != 1) ||
+        !kind.warpTileSuits(op, m / wm, n / wn))
       continue;
     std::optional<FragmentLayout> aLayout;
     if (registerA) {

@@ -141,6 +141,10 @@ public:
   /// What a warp (group) tile of gm x gn costs in operand reads per k step,
   /// for choosing the warp grid (lower is better). Default: its perimeter.
   virtual int64_t warpTileCost(int64_t gm, int64_t gn) const { return gm + gn; }
+  /// Whether the kind's instructions can compute `op` with warp (group)
+  /// tiles of gm x gn (a grid that does not suit is not planned; when none
+  /// does, the next kind is tried).
+  virtual bool warpTileSuits(GemmOp op, int64_t gm, int64_t gn) const;
   /// Whether registerA() can ever give a layout (a kind without it is not
   /// planned for gemms whose accumulator feeds another gemm's A).
   virtual bool hasRegisterA() const { return true; }
