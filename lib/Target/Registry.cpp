@@ -4,6 +4,7 @@
 #include "CPU/CPUTarget.h"
 #include "CUDA/CUDATarget.h"
 #include "ROCm/ROCmTarget.h"
+#include "Vulkan/VulkanTarget.h"
 
 using namespace tlc;
 
@@ -14,7 +15,8 @@ struct TargetEntry {
 };
 const TargetEntry kTargets[] = {{"cpu", createCPUTarget},
                                 {"cuda", createCUDATarget},
-                                {"rocm", createROCmTarget}};
+                                {"rocm", createROCmTarget},
+                                {"vulkan", createVulkanTarget}};
 } // namespace
 
 std::vector<std::string> tlc::targetNames() {

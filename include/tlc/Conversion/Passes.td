@@ -221,6 +221,61 @@ def TileNVVMTensorMapParams
   let dependentDialects = ["mlir::LLVM::LLVMDialect"];
 }
 
+def TileVulkanPrepareSPIRV
+    : Pass<"tile-vulkan-prepare-spirv", "mlir::ModuleOp"> {
+  let summary = "Rewrite GPU kernels into the Vulkan ABI and flat memory";
+  let description = [{
+    SPIR-V for Vulkan uses logical addressing: kernels cannot take pointers,
+    reinterpret memory or cast pointers. After convert-tile-to-gpu, for each
+    kernel of a module whose #tile.target is Vulkan's:
+    - tensor argument i becomes a runtime array (`memref<?xT>`) at
+      descriptor set 0, binding i (`spirv.interface_var_abi`);
+    - the scalar arguments become words of one push-constant block
+      (`memref<Nxi32, PushConstant>`, the last argument): the element
+      offset of each tensor in its binding, then one 32-bit word per scalar
+      (i64 sizes and strides as i32; f32 as its bits);
+    - every memref access goes to a 1-D root with a linear index, following
+      reinterpret_cast, cast, subview and view back to the root; vector
+      loads and stores become scalar ones; memref.dim and
+      extract_strided_metadata become the sizes and strides;
+    - shared tiles (views of gpu.dynamic_shared_memory) become one
+      workgroup array per element type (an error when they exceed the
+      target's workgroup memory), register arrays Function-storage arrays;
+    - the gpu.module gets `spirv.target_env` (SPIR-V 1.5, the -arch's
+      subgroup size), each kernel `spirv.entry_point_abi` with its
+      workgroup size and `tile.vulkan_push_words`.
+
+    Before:
+    ```mlir
+    %v = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%m, %n],
+        strides: [%s, 1] : memref<1xf32> to memref<?x?xf32, strided<[?, 1]>>
+    %x = memref.load %v[%i, %j] : memref<?x?xf32, strided<[?, 1]>>
+    ```
+    After:
+    ```mlir
+    %x = memref.load %arg_buffer[%linear] : memref<?xf32>
+    ```
+  }];
+  let dependentDialects = ["mlir::spirv::SPIRVDialect",
+                           "mlir::memref::MemRefDialect",
+                           "mlir::vector::VectorDialect"];
+}
+
+def TileVulkanConvertToSPIRV
+    : Pass<"tile-vulkan-convert-to-spirv", "mlir::ModuleOp"> {
+  let summary = "Convert prepared Vulkan kernels to the SPIR-V dialect";
+  let description = [{
+    After tile-vulkan-prepare-spirv: expands math.erf/erfc into polynomials
+    (GLSL.std.450 has no erf), maps memref memory spaces to Vulkan's
+    storage classes and converts each gpu.module (gpu, scf, arith, math,
+    memref, vector and func ops) into a spirv.module with upstream's
+    patterns, 32-bit indices and structured control flow. Upstream's
+    convert-gpu-to-spirv does the same without math and vector ops.
+    `spirv-lower-abi-attrs` and `spirv-update-vce` run after it.
+  }];
+  let dependentDialects = ["mlir::spirv::SPIRVDialect"];
+}
+
 def TileGPUEliminateBarriers
     : Pass<"tile-gpu-eliminate-barriers", "mlir::ModuleOp"> {
   let summary = "Remove barriers that order no shared-memory accesses";

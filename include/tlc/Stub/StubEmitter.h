@@ -128,6 +128,13 @@ StubFiles emitCudaStub(const GpuKernelInfo &info,
 StubFiles emitHipStub(const GpuKernelInfo &info,
                       const StubPlacement &placement);
 
+/// Generates the Vulkan launch stub: the same API; the SPIR-V is launched
+/// through tlc/Runtime/tlc_vulkan.h (libvulkan loaded with dlopen) with
+/// tensors as storage buffers and sizes, strides and scalars as push
+/// constants (docs/vulkan.md); the device must offer `subgroupSize`.
+StubFiles emitVulkanStub(const GpuKernelInfo &info,
+                         const StubPlacement &placement, int64_t subgroupSize);
+
 } // namespace tlc
 
 #endif // TLC_STUB_STUBEMITTER_H

@@ -11,4 +11,5 @@
 void tlc::registerGPUTargets() {
   gpu_lowering::nvidia::registerTargetInfo();
   gpu_lowering::amd::registerTargetInfo();
+  gpu_lowering::vulkan::registerTargetInfo();
 }

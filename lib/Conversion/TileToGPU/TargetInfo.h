@@ -170,6 +170,9 @@ void registerTargetInfo();
 namespace amd {
 void registerTargetInfo();
 } // namespace amd
+namespace vulkan {
+void registerTargetInfo();
+} // namespace vulkan
 
 } // namespace tlc::gpu_lowering
 

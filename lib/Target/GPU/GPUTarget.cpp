@@ -87,7 +87,12 @@ void GPUTarget::buildTilePipeline(mlir::OpPassManager &pm) const {
 }
 
 bool GPUTarget::buildGPUPipeline(mlir::OpPassManager &pm) const {
-  buildTilePipeline(pm);
+  buildTileToGPUPipeline(pm);
+  return true;
+}
+
+void tlc::buildTileToGPUPipeline(mlir::OpPassManager &pm) {
+  pm.addPass(tile::createTileInferLayouts());
   pm.addPass(createTileGPUKernelABI());
   pm.addPass(createTilePlanPipelines());
   pm.addPass(createTileGPUTensorCopyFallback());
@@ -96,7 +101,6 @@ bool GPUTarget::buildGPUPipeline(mlir::OpPassManager &pm) const {
   pm.addPass(createTileGPUEliminateBarriers());
   pm.addPass(mlir::createCanonicalizerPass());
   pm.addPass(mlir::createCSEPass());
-  return true;
 }
 
 int64_t GPUTarget::blocksPerMultiprocessor(int64_t sharedBytes,

@@ -40,6 +40,11 @@ llvm::Error runTool(llvm::StringRef program, llvm::ArrayRef<std::string> dirs,
 llvm::Expected<std::string> readFile(llvm::StringRef path);
 llvm::Error writeFile(llvm::StringRef path, llvm::StringRef contents);
 
+/// The passes every GPU target runs from tile IR to gpu.func kernels:
+/// layouts, kernel ABI, pipelines, shared memory, convert-tile-to-gpu,
+/// barriers, canonicalize and cse.
+void buildTileToGPUPipeline(mlir::OpPassManager &pm);
+
 class GPUTarget : public LLVMBasedTarget {
 public:
   void buildTilePipeline(mlir::OpPassManager &pm) const override;

@@ -92,6 +92,10 @@ constexpr llvm::StringLiteral kProducerThreads = "tile.producer_threads";
 /// them alone).
 constexpr llvm::StringLiteral kConsumerThreads = "tile.consumer_threads";
 
+// On Vulkan kernels (tile-vulkan-prepare-spirv).
+/// i64: 32-bit words of the kernel's push-constant block.
+constexpr llvm::StringLiteral kVulkanPushWords = "tile.vulkan_push_words";
+
 // On GPU kernels with tensor copies.
 /// i64: threads per block the kernel is launched with when they differ
 /// from tile.threads (producer threads added by warp specialization).

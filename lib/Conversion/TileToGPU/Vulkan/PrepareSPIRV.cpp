@@ -1,0 +1,546 @@
+//===- PrepareSPIRV.cpp - tile-vulkan-prepare-spirv -----------------------===//
+//
+// SPIR-V for Vulkan has logical addressing: no pointers to pass, no casts
+// between pointer types, no memory reinterpreted with another element type.
+// The GPU lowering's kernels take bare pointers, view them through
+// reinterpret_cast/subview with dynamic strides, and carve every shared
+// tile out of one buffer of bytes. This pass rewrites each kernel into the
+// Vulkan ABI (docs/vulkan.md) and flat memory that convert-gpu-to-spirv
+// can lower:
+//  - tensor argument i becomes a runtime array (memref<?xT>) bound at
+//    descriptor set 0, binding i (a storage buffer);
+//  - the scalar arguments become 32-bit words of one push-constant block:
+//    first the element offset of each tensor inside its binding (bindings
+//    start at aligned offsets), then one word per scalar argument (sizes
+//    and strides included);
+//  - every memref access goes to a 1-D memref with an explicit linear index
+//    (offset + sum of index * stride), through views followed back to
+//    their root; vector loads and stores become scalar ones;
+//  - the shared tiles become one workgroup array per element type, and
+//    register arrays (memref.alloca) Function-storage arrays.
+//
+//===----------------------------------------------------------------------===//
+#include "tlc/Conversion/Passes.h"
+#include "tlc/Dialect/Tile/IR/AttrNames.h"
+#include "tlc/Dialect/Tile/IR/TileDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SPIRV/IR/SPIRVAttributes.h"
+#include "mlir/Dialect/SPIRV/IR/SPIRVDialect.h"
+#include "mlir/Dialect/SPIRV/IR/SPIRVEnums.h"
+#include "mlir/Dialect/SPIRV/IR/TargetAndABI.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+#include "llvm/ADT/MapVector.h"
+
+namespace tlc {
+#define GEN_PASS_DEF_TILEVULKANPREPARESPIRV
+#include "tlc/Conversion/Passes.h.inc"
+} // namespace tlc
+
+using namespace mlir;
+using namespace tlc;
+
+namespace {
+
+/// A memref value seen as a window of a 1-D root: element (i0, i1, ...)
+/// is root[offset + i0 * strides[0] + i1 * strides[1] + ...].
+struct FlatView {
+  Value root;
+  Value offset;
+  SmallVector<Value> sizes, strides;
+};
+
+class KernelRewriter {
+public:
+  KernelRewriter(gpu::GPUFuncOp func, tile::TargetAttr target)
+      : func(func), target(target), b(func.getContext()) {}
+
+  LogicalResult run() {
+    if (failed(rewriteSignature()))
+      return failure();
+    SmallVector<Operation *> ops;
+    func.walk<WalkOrder::PreOrder>([&](Operation *op) { ops.push_back(op); });
+    for (Operation *op : ops)
+      if (failed(visit(op)))
+        return failure();
+    // Views and the old roots, users first.
+    for (Operation *op : llvm::reverse(dead)) {
+      if (!op->use_empty())
+        return op->emitError("tile-vulkan-prepare-spirv: a view is still "
+                             "used after flattening");
+      op->erase();
+    }
+    return checkWorkgroupBytes();
+  }
+
+private:
+  gpu::GPUFuncOp func;
+  tile::TargetAttr target;
+  OpBuilder b;
+  llvm::DenseMap<Value, FlatView> views;
+  SmallVector<Operation *> dead;
+  /// One workgroup array per element type, with its length so far.
+  llvm::MapVector<Type, std::pair<memref::AllocOp, int64_t>> workgroup;
+
+  Value index(Location loc, int64_t v) {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  }
+  Value value(Location loc, OpFoldResult r) {
+    if (auto v = llvm::dyn_cast<Value>(r))
+      return v;
+    return index(loc, llvm::cast<IntegerAttr>(llvm::cast<Attribute>(r))
+                          .getValue()
+                          .getSExtValue());
+  }
+  Value add(Location loc, Value x, Value y) {
+    return arith::AddIOp::create(b, loc, x, y);
+  }
+  Value mul(Location loc, Value x, Value y) {
+    return arith::MulIOp::create(b, loc, x, y);
+  }
+
+  /// Row-major strides and sizes of a static shape.
+  void staticLayout(Location loc, MemRefType type, FlatView &view) {
+    int64_t stride = 1;
+    SmallVector<Value> strides(type.getRank());
+    for (int64_t d = type.getRank(); d-- > 0;) {
+      strides[d] = index(loc, stride);
+      stride *= type.getDimSize(d);
+    }
+    view.strides = strides;
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      view.sizes.push_back(index(loc, type.getDimSize(d)));
+  }
+
+  Value appendArgument(Type type) {
+    unsigned at = func.getNumArguments();
+    (void)func.insertArgument(at, type, DictionaryAttr(), func.getLoc());
+    return func.getArgument(at);
+  }
+
+  /// Tensors -> storage buffers, scalars -> words of the push constants.
+  LogicalResult rewriteSignature() {
+    MLIRContext *ctx = func.getContext();
+    Location loc = func.getLoc();
+    Block &entry = func.getBody().front();
+    unsigned numArgs = func.getNumArguments();
+    SmallVector<unsigned> tensors, scalars;
+    for (unsigned i = 0; i < numArgs; ++i) {
+      Type type = func.getArgument(i).getType();
+      if (llvm::isa<MemRefType>(type)) {
+        tensors.push_back(i);
+        continue;
+      }
+      if (!type.isIntOrFloat() || type.getIntOrFloatBitWidth() > 64 ||
+          type.isF64())
+        return func.emitError("kernel argument ")
+               << i << " of type " << type
+               << " is not supported on Vulkan (push-constant words hold "
+                  "32-bit integers and f32)";
+      scalars.push_back(i);
+    }
+    int64_t words = tensors.size() + scalars.size();
+    auto pushType = MemRefType::get(
+        {std::max<int64_t>(words, 1)}, b.getI32Type(),
+        MemRefLayoutAttrInterface(),
+        spirv::StorageClassAttr::get(ctx, spirv::StorageClass::PushConstant));
+    b.setInsertionPointToStart(&entry);
+    Value push = appendArgument(pushType);
+    auto word = [&](int64_t w) -> Value {
+      return memref::LoadOp::create(b, loc, push, ValueRange{index(loc, w)});
+    };
+
+    // Tensors: new runtime-array arguments, views of their bindings.
+    for (auto [binding, i] : llvm::enumerate(tensors)) {
+      BlockArgument old = func.getArgument(i);
+      auto oldType = llvm::cast<MemRefType>(old.getType());
+      auto newType =
+          MemRefType::get({ShapedType::kDynamic}, oldType.getElementType());
+      Value root = appendArgument(newType);
+      Value offset =
+          arith::IndexCastOp::create(b, loc, b.getIndexType(), word(binding));
+      views[old] = FlatView{root, offset, {}, {index(loc, 1)}};
+    }
+    // Scalars: loaded from their word, converted back to their type.
+    for (auto [n, i] : llvm::enumerate(scalars)) {
+      BlockArgument old = func.getArgument(i);
+      Type type = old.getType();
+      Value v = word(tensors.size() + n);
+      unsigned bits = type.getIntOrFloatBitWidth();
+      if (type.isF32())
+        v = arith::BitcastOp::create(b, loc, type, v);
+      else if (llvm::isa<FloatType>(type)) // f16, bf16: the low 16 bits
+        v = arith::BitcastOp::create(
+            b, loc, type,
+            arith::TruncIOp::create(b, loc, b.getIntegerType(bits), v));
+      else if (bits > 32)
+        v = arith::ExtSIOp::create(b, loc, type, v);
+      else if (bits < 32)
+        v = arith::TruncIOp::create(b, loc, type, v);
+      old.replaceAllUsesWith(v);
+    }
+    // Drop the old arguments (their uses are gone or go through `views`,
+    // which the walk replaces).
+    llvm::BitVector erase(entry.getNumArguments());
+    for (unsigned i : scalars)
+      erase.set(i);
+    for (unsigned i : tensors)
+      erase.set(i);
+    // Tensor arguments still have uses (reinterpret_cast); they are erased
+    // once the views are gone (see finish()).
+    pendingArgErase = erase;
+
+    // The ABI: binding t for tensor t (after the push constants' argument,
+    // which has no binding: tile-vulkan-convert-to-spirv's users strip it).
+    unsigned pushArg = numArgs;
+    func.setArgAttr(
+        pushArg, spirv::getInterfaceVarABIAttrName(),
+        spirv::getInterfaceVarABIAttr(0, tensors.size(), std::nullopt, ctx));
+    for (unsigned t = 0; t < tensors.size(); ++t)
+      func.setArgAttr(pushArg + 1 + t, spirv::getInterfaceVarABIAttrName(),
+                      spirv::getInterfaceVarABIAttr(0, t, std::nullopt, ctx));
+    // Kernel attributes carried to the stub.
+    func->setAttr(tile::attr::kVulkanPushWords, b.getI64IntegerAttr(words));
+    return success();
+  }
+
+public:
+  llvm::BitVector pendingArgErase;
+
+  /// Removes the replaced arguments and updates the function type.
+  LogicalResult finish() {
+    Block &entry = func.getBody().front();
+    for (unsigned i = pendingArgErase.size(); i-- > 0;)
+      if (pendingArgErase.test(i) && !entry.getArgument(i).use_empty())
+        return func.emitError("tile-vulkan-prepare-spirv: argument ")
+               << i << " is still used";
+    (void)func.eraseArguments(pendingArgErase);
+    return success();
+  }
+
+private:
+  const FlatView *lookup(Value memref) {
+    auto it = views.find(memref);
+    return it == views.end() ? nullptr : &it->second;
+  }
+
+  Value linear(Location loc, const FlatView &view, ValueRange indices) {
+    Value at = view.offset;
+    for (auto [i, stride] : llvm::zip(indices, view.strides))
+      at = add(loc, at, mul(loc, i, stride));
+    return at;
+  }
+
+  /// The workgroup array for `type` (created at the kernel's start) and
+  /// whether it holds `elements` from element `start`.
+  Value workgroupArray(Type type, int64_t end) {
+    auto &[alloc, length] = workgroup[type];
+    length = std::max(length, end);
+    if (!alloc) {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(&func.getBody().front());
+      auto space = spirv::StorageClassAttr::get(func.getContext(),
+                                                spirv::StorageClass::Workgroup);
+      alloc = memref::AllocOp::create(
+          b, func.getLoc(),
+          MemRefType::get({1}, type, MemRefLayoutAttrInterface(), space));
+    }
+    return alloc;
+  }
+
+  LogicalResult checkWorkgroupBytes() {
+    int64_t bytes = 0;
+    for (auto &[type, entry] : workgroup) {
+      auto &[alloc, length] = entry;
+      auto memrefType = alloc.getType();
+      alloc.getResult().setType(MemRefType::get({length}, type,
+                                                MemRefLayoutAttrInterface(),
+                                                memrefType.getMemorySpace()));
+      bytes += length * ((type.getIntOrFloatBitWidth() + 7) / 8);
+    }
+    if (bytes > target.getMaxSharedBytes())
+      return func.emitError("kernel needs ")
+             << bytes << " bytes of workgroup memory on Vulkan (shared "
+             << "tiles of different element types cannot share memory "
+                "there); "
+             << target.getArch() << " allows " << target.getMaxSharedBytes()
+             << ": use smaller shared tiles";
+    return success();
+  }
+
+  LogicalResult visit(Operation *op) {
+    Location loc = op->getLoc();
+    b.setInsertionPoint(op);
+    if (auto alloca = llvm::dyn_cast<memref::AllocaOp>(op)) {
+      MemRefType type = alloca.getType();
+      if (!type.hasStaticShape())
+        return op->emitError("tile-vulkan-prepare-spirv: dynamic alloca");
+      auto space = spirv::StorageClassAttr::get(op->getContext(),
+                                                spirv::StorageClass::Function);
+      Value root = memref::AllocaOp::create(
+          b, loc,
+          MemRefType::get({type.getNumElements()}, type.getElementType(),
+                          MemRefLayoutAttrInterface(), space));
+      FlatView view{root, index(loc, 0), {}, {}};
+      staticLayout(loc, type, view);
+      views[alloca] = view;
+      dead.push_back(op);
+      return success();
+    }
+    if (llvm::isa<gpu::DynamicSharedMemoryOp>(op)) {
+      dead.push_back(op);
+      return success();
+    }
+    if (auto viewOp = llvm::dyn_cast<memref::ViewOp>(op)) {
+      MemRefType type = viewOp.getType();
+      auto shift = getConstantIntValue(viewOp.getByteShift());
+      int64_t elementBytes = (type.getElementTypeBitWidth() + 7) / 8;
+      if (!viewOp.getSource().getDefiningOp<gpu::DynamicSharedMemoryOp>() ||
+          !type.hasStaticShape() || !shift || *shift % elementBytes)
+        return op->emitError("tile-vulkan-prepare-spirv: unsupported view");
+      int64_t start = *shift / elementBytes;
+      Value root =
+          workgroupArray(type.getElementType(), start + type.getNumElements());
+      FlatView view{root, index(loc, start), {}, {}};
+      staticLayout(loc, type, view);
+      views[viewOp] = view;
+      dead.push_back(op);
+      return success();
+    }
+    if (auto cast = llvm::dyn_cast<memref::ReinterpretCastOp>(op)) {
+      const FlatView *src = lookup(cast.getSource());
+      if (!src)
+        return op->emitError("tile-vulkan-prepare-spirv: unknown view root");
+      FlatView view{src->root, src->offset, {}, {}};
+      for (OpFoldResult o : cast.getMixedOffsets())
+        view.offset = add(loc, view.offset, value(loc, o));
+      for (OpFoldResult s : cast.getMixedSizes())
+        view.sizes.push_back(value(loc, s));
+      for (OpFoldResult s : cast.getMixedStrides())
+        view.strides.push_back(value(loc, s));
+      views[cast] = view;
+      dead.push_back(op);
+      return success();
+    }
+    if (auto cast = llvm::dyn_cast<memref::CastOp>(op)) {
+      const FlatView *src = lookup(cast.getSource());
+      if (!src)
+        return success();
+      views[cast] = *src;
+      dead.push_back(op);
+      return success();
+    }
+    if (auto sub = llvm::dyn_cast<memref::SubViewOp>(op)) {
+      const FlatView *srcPtr = lookup(sub.getSource());
+      if (!srcPtr)
+        return op->emitError("tile-vulkan-prepare-spirv: unknown view root");
+      FlatView src = *srcPtr;
+      FlatView view{src.root, src.offset, {}, {}};
+      llvm::SmallBitVector dropped = sub.getDroppedDims();
+      auto offsets = sub.getMixedOffsets();
+      auto sizes = sub.getMixedSizes();
+      auto steps = sub.getMixedStrides();
+      for (unsigned d = 0; d < offsets.size(); ++d) {
+        view.offset = add(loc, view.offset,
+                          mul(loc, value(loc, offsets[d]), src.strides[d]));
+        if (dropped.test(d))
+          continue;
+        view.sizes.push_back(value(loc, sizes[d]));
+        view.strides.push_back(mul(loc, value(loc, steps[d]), src.strides[d]));
+      }
+      views[sub] = view;
+      dead.push_back(op);
+      return success();
+    }
+    if (auto meta = llvm::dyn_cast<memref::ExtractStridedMetadataOp>(op)) {
+      const FlatView *view = lookup(meta.getSource());
+      if (!view)
+        return success();
+      if (!meta.getBaseBuffer().use_empty())
+        return op->emitError(
+            "tile-vulkan-prepare-spirv: the base buffer of a view is used");
+      meta.getOffset().replaceAllUsesWith(view->offset);
+      for (auto [r, v] : llvm::zip(meta.getSizes(), view->sizes))
+        r.replaceAllUsesWith(v);
+      for (auto [r, v] : llvm::zip(meta.getStrides(), view->strides))
+        r.replaceAllUsesWith(v);
+      dead.push_back(op);
+      return success();
+    }
+    if (auto dim = llvm::dyn_cast<memref::DimOp>(op)) {
+      const FlatView *view = lookup(dim.getSource());
+      auto d = dim.getConstantIndex();
+      if (!view)
+        return success();
+      if (!d || *d >= static_cast<int64_t>(view->sizes.size()))
+        return op->emitError("tile-vulkan-prepare-spirv: dynamic dim index");
+      dim.replaceAllUsesWith(view->sizes[*d]);
+      dead.push_back(op);
+      return success();
+    }
+    if (auto ptr = llvm::dyn_cast<memref::ExtractAlignedPointerAsIndexOp>(op)) {
+      // Used to test vector alignment; the accesses here are scalar, so
+      // the element offset (in bytes) is as good as an address.
+      const FlatView *view = lookup(ptr.getSource());
+      if (!view)
+        return success();
+      auto type = llvm::cast<MemRefType>(ptr.getSource().getType());
+      int64_t bytes = (type.getElementTypeBitWidth() + 7) / 8;
+      ptr.replaceAllUsesWith(mul(loc, view->offset, index(loc, bytes)));
+      dead.push_back(op);
+      return success();
+    }
+    if (auto load = llvm::dyn_cast<memref::LoadOp>(op)) {
+      const FlatView *view = lookup(load.getMemRef());
+      if (!view)
+        return success();
+      Value at = linear(loc, *view, load.getIndices());
+      load.replaceAllUsesWith(
+          memref::LoadOp::create(b, loc, view->root, ValueRange{at})
+              .getResult());
+      dead.push_back(op);
+      return success();
+    }
+    if (auto store = llvm::dyn_cast<memref::StoreOp>(op)) {
+      const FlatView *view = lookup(store.getMemRef());
+      if (!view)
+        return success();
+      Value at = linear(loc, *view, store.getIndices());
+      memref::StoreOp::create(b, loc, store.getValue(), view->root,
+                              ValueRange{at});
+      dead.push_back(op);
+      return success();
+    }
+    if (auto rmw = llvm::dyn_cast<memref::AtomicRMWOp>(op)) {
+      const FlatView *view = lookup(rmw.getMemref());
+      if (!view)
+        return success();
+      Value at = linear(loc, *view, rmw.getIndices());
+      rmw.replaceAllUsesWith(
+          memref::AtomicRMWOp::create(b, loc, rmw.getKind(), rmw.getValue(),
+                                      view->root, ValueRange{at})
+              .getResult());
+      dead.push_back(op);
+      return success();
+    }
+    if (auto load = llvm::dyn_cast<vector::LoadOp>(op)) {
+      const FlatView *view = lookup(load.getBase());
+      if (!view)
+        return success();
+      VectorType type = load.getVectorType();
+      if (type.getRank() != 1)
+        return op->emitError("tile-vulkan-prepare-spirv: vector load of rank ")
+               << type.getRank();
+      Value at = linear(loc, *view, load.getIndices());
+      SmallVector<Value> elements;
+      for (int64_t e = 0; e < type.getNumElements(); ++e)
+        elements.push_back(memref::LoadOp::create(
+            b, loc, view->root, ValueRange{add(loc, at, index(loc, e))}));
+      load.replaceAllUsesWith(
+          vector::FromElementsOp::create(b, loc, type, elements).getResult());
+      dead.push_back(op);
+      return success();
+    }
+    if (auto store = llvm::dyn_cast<vector::StoreOp>(op)) {
+      const FlatView *view = lookup(store.getBase());
+      if (!view)
+        return success();
+      VectorType type = store.getVectorType();
+      if (type.getRank() != 1)
+        return op->emitError("tile-vulkan-prepare-spirv: vector store of rank ")
+               << type.getRank();
+      Value at = linear(loc, *view, store.getIndices());
+      for (int64_t e = 0; e < type.getNumElements(); ++e) {
+        Value element =
+            vector::ExtractOp::create(b, loc, store.getValueToStore(), e);
+        memref::StoreOp::create(b, loc, element, view->root,
+                                ValueRange{add(loc, at, index(loc, e))});
+      }
+      dead.push_back(op);
+      return success();
+    }
+    // Anything else that reads a view would see the old memref.
+    for (Value operand : op->getOperands())
+      if (lookup(operand))
+        return op->emitError("tile-vulkan-prepare-spirv: cannot flatten the "
+                             "memory accesses of this op");
+    return success();
+  }
+};
+
+/// The SPIR-V environment the kernels are written for: Vulkan 1.2's
+/// SPIR-V 1.5 with the capabilities tlc's kernels may use (spirv-update-vce
+/// later keeps only what the module needs) and the -arch's subgroup size.
+spirv::TargetEnvAttr targetEnvironment(MLIRContext *ctx,
+                                       tile::TargetAttr target) {
+  using spirv::Capability;
+  using spirv::Extension;
+  Capability caps[] = {Capability::Shader,
+                       Capability::Int64,
+                       Capability::Int16,
+                       Capability::Int8,
+                       Capability::Float16,
+                       Capability::StorageBuffer16BitAccess,
+                       Capability::StorageBuffer8BitAccess,
+                       Capability::GroupNonUniform,
+                       Capability::GroupNonUniformShuffle,
+                       Capability::GroupNonUniformArithmetic,
+                       Capability::GroupNonUniformBallot,
+                       Capability::AtomicFloat32AddEXT};
+  Extension exts[] = {Extension::SPV_KHR_storage_buffer_storage_class,
+                      Extension::SPV_KHR_16bit_storage,
+                      Extension::SPV_KHR_8bit_storage,
+                      Extension::SPV_EXT_shader_atomic_float_add};
+  auto triple =
+      spirv::VerCapExtAttr::get(spirv::Version::V_1_5, caps, exts, ctx);
+  auto limits = spirv::ResourceLimitsAttr::get(
+      ctx, /*max_compute_shared_memory_size=*/target.getMaxSharedBytes(),
+      /*max_compute_workgroup_invocations=*/target.getMaxThreads(),
+      /*max_compute_workgroup_size=*/
+      Builder(ctx).getI32ArrayAttr(
+          {static_cast<int32_t>(target.getMaxThreads()), 1024, 64}),
+      /*subgroup_size=*/target.getWarpSize(),
+      /*min_subgroup_size=*/std::nullopt,
+      /*max_subgroup_size=*/std::nullopt,
+      /*cooperative_matrix_properties_khr=*/ArrayAttr(),
+      /*cooperative_matrix_properties_nv=*/ArrayAttr());
+  return spirv::TargetEnvAttr::get(
+      triple, limits, spirv::ClientAPI::Vulkan, spirv::Vendor::Unknown,
+      spirv::DeviceType::Unknown, spirv::TargetEnvAttr::kUnknownDeviceID);
+}
+
+struct TileVulkanPrepareSPIRV
+    : public tlc::impl::TileVulkanPrepareSPIRVBase<TileVulkanPrepareSPIRV> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    tile::TargetAttr target = tile::getTarget(module);
+    if (!target || target.getVendor() != "vulkan") {
+      module.emitError() << "tile-vulkan-prepare-spirv needs a Vulkan target "
+                            "description (#tile.target) on the module";
+      return signalPassFailure();
+    }
+    for (auto gpuModule : module.getOps<gpu::GPUModuleOp>()) {
+      gpuModule->setAttr(spirv::getTargetEnvAttrName(),
+                         targetEnvironment(module.getContext(), target));
+      for (auto func : gpuModule.getOps<gpu::GPUFuncOp>()) {
+        if (!func.isKernel())
+          continue;
+        KernelRewriter rewriter(func, target);
+        if (failed(rewriter.run()) || failed(rewriter.finish()))
+          return signalPassFailure();
+        auto threads = func->getAttrOfType<IntegerAttr>(tile::attr::kThreads);
+        int32_t size = threads ? threads.getInt() : 1;
+        func->setAttr(
+            spirv::getEntryPointABIAttrName(),
+            spirv::getEntryPointABIAttr(func.getContext(), {size, 1, 1}));
+      }
+    }
+  }
+};
+
+} // namespace
