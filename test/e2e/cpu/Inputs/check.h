@@ -17,6 +17,10 @@
 #define TLC_TEST_E2E_CHECK_H
 
 #include "tlc/Runtime/tlc_runtime.h"
+#ifdef TLC_CHECK_VULKAN
+#include "tlc/Runtime/tlc_vulkan.h"
+#include <cstdlib>
+#endif
 
 #include <cmath>
 #include <cstdint>
@@ -179,6 +183,42 @@ private:
   uint64_t state;
 };
 
+//===--- Device mirrors (Vulkan) ------------------------------------------===//
+
+#ifdef TLC_CHECK_VULKAN
+/// With -DTLC_CHECK_VULKAN the same drivers check Vulkan stubs: a view is a
+/// copy of the host tensor (padding and guard included) in a buffer of
+/// tlc::vulkan::allocate, copied back when the launch is reported.
+struct DeviceMirror {
+  void *host;
+  size_t bytes;
+  void *device;
+};
+inline std::vector<DeviceMirror> &deviceMirrors() {
+  static std::vector<DeviceMirror> mirrors;
+  return mirrors;
+}
+inline void *mirrorOnDevice(void *host, size_t bytes) {
+  void *device = nullptr;
+  tlc::Status s = tlc::vulkan::allocate(bytes, device);
+  if (s.ok())
+    s = tlc::vulkan::upload(device, host, bytes);
+  if (!s.ok()) {
+    std::printf("FAIL device buffer: %s\n", s.message.c_str());
+    std::exit(1);
+  }
+  deviceMirrors().push_back({host, bytes, device});
+  return device;
+}
+inline void copyMirrorsBack() {
+  for (const DeviceMirror &m : deviceMirrors()) {
+    tlc::vulkan::download(m.host, m.device, m.bytes);
+    tlc::vulkan::release(m.device);
+  }
+  deviceMirrors().clear();
+}
+#endif
+
 //===--- Host tensors -----------------------------------------------------===//
 
 /// A host tensor in row-major order whose innermost rows may be padded by
@@ -259,6 +299,9 @@ public:
       t.strides[d] = stride;
       stride *= d + 1 == shape_.size() ? ld_ : shape_[d];
     }
+#ifdef TLC_CHECK_VULKAN
+    t.data = mirrorOnDevice(buf_.data(), buf_.size() * sizeof(S));
+#endif
     return t;
   }
 
@@ -299,6 +342,9 @@ public:
   /// Reports a launch that failed; returns status.ok().
   bool launched(const tlc::Status &status, const std::string &name,
                 const std::string &size) {
+#ifdef TLC_CHECK_VULKAN
+    copyMirrorsBack();
+#endif
     if (status.ok())
       return true;
     std::printf("FAIL %s %s status=%d: %s\n", name.c_str(), size.c_str(),

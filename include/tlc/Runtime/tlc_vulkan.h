@@ -1,0 +1,740 @@
+/* tlc_vulkan.h - Header-only Vulkan runtime for tlc-generated Vulkan stubs. */
+/*===----------------------------------------------------------------------===
+ *
+ * A Vulkan launch stub embeds its SPIR-V and launches it through this
+ * header, which opens libvulkan.so.1 with dlopen at the first use (a
+ * program that never launches a Vulkan kernel needs no Vulkan library).
+ *
+ * Tensors live in Vulkan buffers. Like CUDA device pointers, they are named
+ * by addresses: tlc::vulkan::allocate returns one (a tlc address, not a
+ * host pointer: a buffer of this context's registry plus a byte offset), and
+ * a tensor's `data` may point anywhere inside an allocation. The stub
+ * resolves each address to its buffer, binds it as a storage buffer
+ * (descriptor set 0, binding = tensor index, bound at the device's offset
+ * alignment) and passes the rest of the offset, the sizes, strides and
+ * scalars as 32-bit push constants (docs/vulkan.md).
+ *
+ * The context is tlc's own: the first physical device with a compute queue
+ * (TLC_VULKAN_DEVICE=N picks another), one queue, one command pool. A
+ * launch records one dispatch, submits it and waits for it (launches are
+ * synchronous). Errors come back as a tlc::Status; nothing throws out of the
+ * launch path or calls exit().
+ *
+ * C++17, Linux (dlopen); needs the Vulkan headers (libvulkan-dev).
+ *
+ *===----------------------------------------------------------------------===*/
+#ifndef TLC_RUNTIME_TLC_VULKAN_H
+#define TLC_RUNTIME_TLC_VULKAN_H
+
+#include "tlc/Runtime/tlc_runtime.h"
+
+#define VK_NO_PROTOTYPES
+#include <vulkan/vulkan.h>
+
+#include <dlfcn.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace tlc {
+namespace vulkan {
+
+/// The Vulkan functions tlc uses, loaded from libvulkan.so.1.
+struct Library {
+  std::string error; // why Vulkan cannot be used; empty when it can
+  void *handle = nullptr;
+#define TLC_VK_FUNCTIONS(X)                                                    \
+  X(vkEnumeratePhysicalDevices)                                                \
+  X(vkGetPhysicalDeviceProperties)                                             \
+  X(vkGetPhysicalDeviceProperties2)                                            \
+  X(vkGetPhysicalDeviceFeatures2)                                              \
+  X(vkGetPhysicalDeviceQueueFamilyProperties)                                  \
+  X(vkGetPhysicalDeviceMemoryProperties)                                       \
+  X(vkEnumerateDeviceExtensionProperties)                                      \
+  X(vkCreateDevice)                                                            \
+  X(vkGetDeviceQueue)                                                          \
+  X(vkCreateBuffer)                                                            \
+  X(vkDestroyBuffer)                                                           \
+  X(vkGetBufferMemoryRequirements)                                             \
+  X(vkAllocateMemory)                                                          \
+  X(vkFreeMemory)                                                              \
+  X(vkBindBufferMemory)                                                        \
+  X(vkMapMemory)                                                               \
+  X(vkCreateShaderModule)                                                      \
+  X(vkDestroyShaderModule)                                                     \
+  X(vkCreateDescriptorSetLayout)                                               \
+  X(vkCreatePipelineLayout)                                                    \
+  X(vkCreateComputePipelines)                                                  \
+  X(vkCreateDescriptorPool)                                                    \
+  X(vkAllocateDescriptorSets)                                                  \
+  X(vkUpdateDescriptorSets)                                                    \
+  X(vkResetDescriptorPool)                                                     \
+  X(vkCreateCommandPool)                                                       \
+  X(vkAllocateCommandBuffers)                                                  \
+  X(vkResetCommandBuffer)                                                      \
+  X(vkBeginCommandBuffer)                                                      \
+  X(vkEndCommandBuffer)                                                        \
+  X(vkCmdBindPipeline)                                                         \
+  X(vkCmdBindDescriptorSets)                                                   \
+  X(vkCmdPushConstants)                                                        \
+  X(vkCmdDispatch)                                                             \
+  X(vkCmdCopyBuffer)                                                           \
+  X(vkCreateFence)                                                             \
+  X(vkResetFences)                                                             \
+  X(vkWaitForFences)                                                           \
+  X(vkQueueSubmit)
+#define TLC_VK_DECLARE(name) PFN_##name name = nullptr;
+  PFN_vkGetInstanceProcAddr vkGetInstanceProcAddr = nullptr;
+  PFN_vkCreateInstance vkCreateInstance = nullptr; // before an instance
+  TLC_VK_FUNCTIONS(TLC_VK_DECLARE)
+#undef TLC_VK_DECLARE
+};
+
+inline std::string describe(VkResult r) {
+  switch (r) {
+  case VK_ERROR_OUT_OF_HOST_MEMORY:
+    return "VK_ERROR_OUT_OF_HOST_MEMORY";
+  case VK_ERROR_OUT_OF_DEVICE_MEMORY:
+    return "VK_ERROR_OUT_OF_DEVICE_MEMORY (out of GPU memory)";
+  case VK_ERROR_INITIALIZATION_FAILED:
+    return "VK_ERROR_INITIALIZATION_FAILED";
+  case VK_ERROR_DEVICE_LOST:
+    return "VK_ERROR_DEVICE_LOST";
+  case VK_ERROR_EXTENSION_NOT_PRESENT:
+    return "VK_ERROR_EXTENSION_NOT_PRESENT";
+  case VK_ERROR_FEATURE_NOT_PRESENT:
+    return "VK_ERROR_FEATURE_NOT_PRESENT";
+  case VK_ERROR_INCOMPATIBLE_DRIVER:
+    return "VK_ERROR_INCOMPATIBLE_DRIVER (no Vulkan driver; install "
+           "mesa-vulkan-drivers for lavapipe)";
+  case VK_ERROR_INVALID_SHADER_NV:
+    return "VK_ERROR_INVALID_SHADER_NV";
+  default:
+    return "VkResult " + std::to_string(static_cast<int>(r));
+  }
+}
+
+inline Status error(const char *kernel, const std::string &message) {
+  return Status{TLC_ERR_RUNTIME, std::string(kernel) + ": vulkan: " + message};
+}
+
+/// An allocation of the registry: tlc addresses [base, base + size).
+struct Allocation {
+  VkBuffer buffer = VK_NULL_HANDLE;
+  VkDeviceMemory memory = VK_NULL_HANDLE;
+  uint64_t size = 0;
+  void *mapped = nullptr; // when the memory is host visible
+};
+
+/// tlc's Vulkan device: instance, device, queue, the buffer registry.
+struct Context {
+  std::string error; // why the context cannot be used; empty when it can
+  Library vk;
+  VkInstance instance = VK_NULL_HANDLE;
+  VkPhysicalDevice physical = VK_NULL_HANDLE;
+  VkDevice device = VK_NULL_HANDLE;
+  VkQueue queue = VK_NULL_HANDLE;
+  uint32_t queueFamily = 0;
+  VkPhysicalDeviceProperties properties{};
+  VkPhysicalDeviceSubgroupSizeControlProperties subgroupControl{};
+  VkPhysicalDeviceSubgroupProperties subgroup{};
+  bool subgroupSizeControl = false, fullSubgroups = false;
+  VkPhysicalDeviceMemoryProperties memory{};
+  VkCommandPool commandPool = VK_NULL_HANDLE;
+  VkCommandBuffer commands = VK_NULL_HANDLE;
+  VkFence fence = VK_NULL_HANDLE;
+  std::mutex mutex; // guards the queue, the command buffer and the registry
+  std::map<uint64_t, Allocation> allocations; // by base address
+  uint64_t nextBase = uint64_t(1) << 40;
+
+  /// Records `record` into the command buffer, submits and waits.
+  template <typename F> VkResult submit(F &&record) {
+    VkResult r = vk.vkResetCommandBuffer(commands, 0);
+    VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+    begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+    if (r == VK_SUCCESS)
+      r = vk.vkBeginCommandBuffer(commands, &begin);
+    if (r != VK_SUCCESS)
+      return r;
+    record(commands);
+    if ((r = vk.vkEndCommandBuffer(commands)) != VK_SUCCESS)
+      return r;
+    VkSubmitInfo info{VK_STRUCTURE_TYPE_SUBMIT_INFO};
+    info.commandBufferCount = 1;
+    info.pCommandBuffers = &commands;
+    if ((r = vk.vkResetFences(device, 1, &fence)) != VK_SUCCESS ||
+        (r = vk.vkQueueSubmit(queue, 1, &info, fence)) != VK_SUCCESS)
+      return r;
+    return vk.vkWaitForFences(device, 1, &fence, VK_TRUE, UINT64_MAX);
+  }
+
+  /// The allocation holding tlc address `address`, or null.
+  const std::pair<const uint64_t, Allocation> *find(uint64_t address) const {
+    auto it = allocations.upper_bound(address);
+    if (it == allocations.begin())
+      return nullptr;
+    --it;
+    return address < it->first + it->second.size ? &*it : nullptr;
+  }
+
+  int32_t memoryType(uint32_t bits, VkMemoryPropertyFlags want) const {
+    for (uint32_t i = 0; i < memory.memoryTypeCount; ++i)
+      if ((bits & (1u << i)) &&
+          (memory.memoryTypes[i].propertyFlags & want) == want)
+        return static_cast<int32_t>(i);
+    return -1;
+  }
+};
+
+namespace detail {
+
+inline void loadLibrary(Context &c) {
+  Library &vk = c.vk;
+  for (const char *name : {"libvulkan.so.1", "libvulkan.so"}) {
+    vk.handle = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+    if (vk.handle)
+      break;
+  }
+  if (!vk.handle) {
+    const char *why = dlerror();
+    c.error = std::string("cannot load libvulkan.so.1 (") +
+              (why ? why : "unknown error") +
+              "); install the Vulkan loader (libvulkan1) and a driver";
+    return;
+  }
+  vk.vkGetInstanceProcAddr = reinterpret_cast<PFN_vkGetInstanceProcAddr>(
+      dlsym(vk.handle, "vkGetInstanceProcAddr"));
+  if (!vk.vkGetInstanceProcAddr)
+    c.error = "libvulkan.so.1 lacks vkGetInstanceProcAddr";
+}
+
+template <typename F>
+bool resolve(Context &c, F &fn, const char *symbol) {
+  fn = reinterpret_cast<F>(c.vk.vkGetInstanceProcAddr(c.instance, symbol));
+  if (!fn && c.error.empty())
+    c.error = std::string("the Vulkan loader lacks ") + symbol;
+  return fn != nullptr;
+}
+
+inline bool hasExtension(const std::vector<VkExtensionProperties> &all,
+                         const char *name) {
+  for (const VkExtensionProperties &e : all)
+    if (std::strcmp(e.extensionName, name) == 0)
+      return true;
+  return false;
+}
+
+inline void createContext(Context &c) {
+  loadLibrary(c);
+  if (!c.error.empty())
+    return;
+  Library &vk = c.vk;
+  resolve(c, vk.vkCreateInstance, "vkCreateInstance");
+  if (!c.error.empty())
+    return;
+  VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
+  app.pApplicationName = "tlc";
+  app.apiVersion = VK_API_VERSION_1_3;
+  VkInstanceCreateInfo instanceInfo{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
+  instanceInfo.pApplicationInfo = &app;
+  VkResult r = vk.vkCreateInstance(&instanceInfo, nullptr, &c.instance);
+  if (r != VK_SUCCESS) {
+    c.error = "vkCreateInstance failed: " + describe(r);
+    return;
+  }
+#define TLC_VK_RESOLVE(name) resolve(c, vk.name, #name);
+  TLC_VK_FUNCTIONS(TLC_VK_RESOLVE)
+#undef TLC_VK_RESOLVE
+  if (!c.error.empty())
+    return;
+  uint32_t count = 0;
+  vk.vkEnumeratePhysicalDevices(c.instance, &count, nullptr);
+  std::vector<VkPhysicalDevice> devices(count);
+  if (count)
+    vk.vkEnumeratePhysicalDevices(c.instance, &count, devices.data());
+  if (devices.empty()) {
+    c.error = "no Vulkan device (install a driver; mesa-vulkan-drivers "
+              "provides lavapipe on the CPU)";
+    return;
+  }
+  size_t pick = 0;
+  if (const char *env = std::getenv("TLC_VULKAN_DEVICE"); env && *env) {
+    pick = std::strtoul(env, nullptr, 10);
+    if (pick >= devices.size()) {
+      c.error = "TLC_VULKAN_DEVICE=" + std::string(env) + " but there are " +
+                std::to_string(devices.size()) + " Vulkan devices";
+      return;
+    }
+  }
+  c.physical = devices[pick];
+  vk.vkGetPhysicalDeviceProperties(c.physical, &c.properties);
+  if (c.properties.apiVersion < VK_API_VERSION_1_2) {
+    c.error = std::string(c.properties.deviceName) +
+              " supports Vulkan 1.1 only; tlc's kernels need 1.2";
+    return;
+  }
+  c.subgroupControl.sType =
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_PROPERTIES;
+  c.subgroup.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES;
+  c.subgroup.pNext = &c.subgroupControl;
+  VkPhysicalDeviceProperties2 properties2{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
+  properties2.pNext = &c.subgroup;
+  vk.vkGetPhysicalDeviceProperties2(c.physical, &properties2);
+  vk.vkGetPhysicalDeviceMemoryProperties(c.physical, &c.memory);
+
+  // Every optional feature the kernels may use that the device has.
+  VkPhysicalDeviceShaderAtomicFloatFeaturesEXT atomicFloat{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_FLOAT_FEATURES_EXT};
+  VkPhysicalDeviceVulkan13Features v13{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES};
+  VkPhysicalDeviceVulkan12Features v12{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
+  VkPhysicalDeviceVulkan11Features v11{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES};
+  VkPhysicalDeviceFeatures2 features{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+  uint32_t extensionCount = 0;
+  vk.vkEnumerateDeviceExtensionProperties(c.physical, nullptr, &extensionCount,
+                                          nullptr);
+  std::vector<VkExtensionProperties> extensions(extensionCount);
+  vk.vkEnumerateDeviceExtensionProperties(c.physical, nullptr, &extensionCount,
+                                          extensions.data());
+  std::vector<const char *> enabled;
+  bool v13Device = c.properties.apiVersion >= VK_API_VERSION_1_3;
+  features.pNext = &v11;
+  v11.pNext = &v12;
+  void **tail = &v12.pNext;
+  if (v13Device) {
+    *tail = &v13;
+    tail = &v13.pNext;
+  }
+  if (hasExtension(extensions, VK_EXT_SHADER_ATOMIC_FLOAT_EXTENSION_NAME)) {
+    enabled.push_back(VK_EXT_SHADER_ATOMIC_FLOAT_EXTENSION_NAME);
+    *tail = &atomicFloat;
+    tail = &atomicFloat.pNext;
+  }
+  vk.vkGetPhysicalDeviceFeatures2(c.physical, &features);
+  c.subgroupSizeControl = v13Device && v13.subgroupSizeControl;
+  c.fullSubgroups = v13Device && v13.computeFullSubgroups;
+  // Every supported feature stays enabled (the kernels' SPIR-V declares
+  // what it needs), except bounds checking, which only slows them down.
+  features.features.robustBufferAccess = VK_FALSE;
+  v13.robustImageAccess = VK_FALSE;
+
+  uint32_t familyCount = 0;
+  vk.vkGetPhysicalDeviceQueueFamilyProperties(c.physical, &familyCount,
+                                              nullptr);
+  std::vector<VkQueueFamilyProperties> families(familyCount);
+  vk.vkGetPhysicalDeviceQueueFamilyProperties(c.physical, &familyCount,
+                                              families.data());
+  bool found = false;
+  for (uint32_t i = 0; i < familyCount && !found; ++i)
+    if (families[i].queueFlags & VK_QUEUE_COMPUTE_BIT) {
+      c.queueFamily = i;
+      found = true;
+    }
+  if (!found) {
+    c.error = std::string(c.properties.deviceName) + " has no compute queue";
+    return;
+  }
+  float priority = 1.0f;
+  VkDeviceQueueCreateInfo queueInfo{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
+  queueInfo.queueFamilyIndex = c.queueFamily;
+  queueInfo.queueCount = 1;
+  queueInfo.pQueuePriorities = &priority;
+  VkDeviceCreateInfo deviceInfo{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
+  deviceInfo.pNext = &features;
+  deviceInfo.queueCreateInfoCount = 1;
+  deviceInfo.pQueueCreateInfos = &queueInfo;
+  deviceInfo.enabledExtensionCount = static_cast<uint32_t>(enabled.size());
+  deviceInfo.ppEnabledExtensionNames = enabled.data();
+  if ((r = vk.vkCreateDevice(c.physical, &deviceInfo, nullptr, &c.device)) !=
+      VK_SUCCESS) {
+    c.error = "vkCreateDevice failed on " +
+              std::string(c.properties.deviceName) + ": " + describe(r);
+    return;
+  }
+  vk.vkGetDeviceQueue(c.device, c.queueFamily, 0, &c.queue);
+  VkCommandPoolCreateInfo poolInfo{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
+  poolInfo.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
+  poolInfo.queueFamilyIndex = c.queueFamily;
+  VkCommandBufferAllocateInfo bufferInfo{
+      VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+  bufferInfo.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+  bufferInfo.commandBufferCount = 1;
+  VkFenceCreateInfo fenceInfo{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+  if ((r = vk.vkCreateCommandPool(c.device, &poolInfo, nullptr,
+                                  &c.commandPool)) != VK_SUCCESS ||
+      ((bufferInfo.commandPool = c.commandPool),
+       (r = vk.vkAllocateCommandBuffers(c.device, &bufferInfo, &c.commands)) !=
+           VK_SUCCESS) ||
+      (r = vk.vkCreateFence(c.device, &fenceInfo, nullptr, &c.fence)) !=
+          VK_SUCCESS)
+    c.error = "cannot create a command buffer: " + describe(r);
+}
+
+} // namespace detail
+
+/// tlc's Vulkan context, made at the first use (never destroyed: kernels
+/// may run until the program exits).
+inline Context &context() {
+  static Context *c = [] {
+    auto *made = new Context;
+    try {
+      detail::createContext(*made);
+    } catch (...) {
+      made->error = "out of memory while creating the Vulkan context";
+    }
+    return made;
+  }();
+  return *c;
+}
+
+/// The device's name, or why there is none.
+inline std::string deviceName() {
+  Context &c = context();
+  return c.error.empty() ? std::string(c.properties.deviceName) : c.error;
+}
+
+/// Compute units for the fill heuristic: Vulkan does not say (0: unknown).
+inline int64_t multiprocessorCount() { return 0; }
+
+/// Allocates `bytes` of device memory; `address` names it for tensors.
+inline Status allocate(size_t bytes, void *&address) {
+  address = nullptr;
+  Context &c = context();
+  if (!c.error.empty())
+    return Status{TLC_ERR_RUNTIME, "vulkan: " + c.error};
+  Library &vk = c.vk;
+  Allocation a;
+  a.size = bytes ? bytes : 1;
+  VkBufferCreateInfo info{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
+  info.size = a.size;
+  info.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
+               VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
+               VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+  VkResult r = vk.vkCreateBuffer(c.device, &info, nullptr, &a.buffer);
+  if (r != VK_SUCCESS)
+    return Status{TLC_ERR_RUNTIME, "vulkan: vkCreateBuffer failed: " +
+                                       describe(r)};
+  VkMemoryRequirements req;
+  vk.vkGetBufferMemoryRequirements(c.device, a.buffer, &req);
+  // Device-local memory the host can map when there is such (lavapipe,
+  // resizable BAR), else device-local with staging copies.
+  VkMemoryPropertyFlags mappable = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
+                                   VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+  int32_t type = c.memoryType(req.memoryTypeBits,
+                              VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT | mappable);
+  bool mapped = type >= 0;
+  if (type < 0)
+    type = c.memoryType(req.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
+  VkMemoryAllocateInfo alloc{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
+  alloc.allocationSize = req.size;
+  alloc.memoryTypeIndex = static_cast<uint32_t>(type);
+  if (type < 0 ||
+      (r = vk.vkAllocateMemory(c.device, &alloc, nullptr, &a.memory)) !=
+          VK_SUCCESS ||
+      (r = vk.vkBindBufferMemory(c.device, a.buffer, a.memory, 0)) !=
+          VK_SUCCESS ||
+      (mapped && (r = vk.vkMapMemory(c.device, a.memory, 0, VK_WHOLE_SIZE, 0,
+                                     &a.mapped)) != VK_SUCCESS)) {
+    vk.vkDestroyBuffer(c.device, a.buffer, nullptr);
+    if (a.memory)
+      vk.vkFreeMemory(c.device, a.memory, nullptr);
+    return Status{TLC_ERR_RUNTIME, "vulkan: cannot allocate " +
+                                       std::to_string(bytes) +
+                                       " bytes: " + describe(r)};
+  }
+  std::lock_guard<std::mutex> lock(c.mutex);
+  uint64_t base = c.nextBase;
+  // Allocations are spaced so that every byte has one address.
+  c.nextBase += (a.size + (uint64_t(1) << 20)) & ~((uint64_t(1) << 20) - 1);
+  c.allocations[base] = a;
+  address = reinterpret_cast<void *>(base);
+  return Status{};
+}
+
+/// Frees what allocate returned (nullptr: nothing).
+inline void release(void *address) {
+  if (!address)
+    return;
+  Context &c = context();
+  std::lock_guard<std::mutex> lock(c.mutex);
+  auto it = c.allocations.find(reinterpret_cast<uint64_t>(address));
+  if (it == c.allocations.end())
+    return;
+  c.vk.vkDestroyBuffer(c.device, it->second.buffer, nullptr);
+  c.vk.vkFreeMemory(c.device, it->second.memory, nullptr);
+  c.allocations.erase(it);
+}
+
+namespace detail {
+/// Copies between host memory and tlc address `address` (`toDevice`).
+inline Status transfer(void *address, void *host, size_t bytes,
+                       bool toDevice) {
+  Context &c = context();
+  if (!c.error.empty())
+    return Status{TLC_ERR_RUNTIME, "vulkan: " + c.error};
+  std::lock_guard<std::mutex> lock(c.mutex);
+  uint64_t at = reinterpret_cast<uint64_t>(address);
+  auto *found = c.find(at);
+  if (!found || at + bytes > found->first + found->second.size)
+    return runtime::invalidArgument(
+        "vulkan: the copy is not inside one allocation of tlc::vulkan");
+  const Allocation &a = found->second;
+  uint64_t offset = at - found->first;
+  if (a.mapped) {
+    char *device = static_cast<char *>(a.mapped) + offset;
+    std::memcpy(toDevice ? device : host, toDevice ? host : device, bytes);
+    return Status{};
+  }
+  return Status{TLC_ERR_RUNTIME,
+                "vulkan: copies to memory the host cannot map are not "
+                "implemented yet"};
+}
+} // namespace detail
+
+inline Status upload(void *address, const void *host, size_t bytes) {
+  return detail::transfer(address, const_cast<void *>(host), bytes, true);
+}
+inline Status download(void *host, const void *address, size_t bytes) {
+  return detail::transfer(const_cast<void *>(address), host, bytes, false);
+}
+
+/// A 32-bit push-constant word for a scalar argument or size.
+inline bool pushWord(int64_t v, uint32_t &word) {
+  if (v < INT32_MIN || v > INT32_MAX)
+    return false;
+  word = static_cast<uint32_t>(static_cast<int32_t>(v));
+  return true;
+}
+inline bool pushWord(float v, uint32_t &word) {
+  std::memcpy(&word, &v, sizeof word);
+  return true;
+}
+
+/// One kernel of an embedded SPIR-V module: its pipeline, made at the
+/// first launch.
+class Kernel {
+public:
+  Kernel(const void *spirv, size_t spirvSize, const char *entry,
+         uint32_t bindings, uint32_t pushWords, uint32_t threads,
+         uint32_t subgroupSize)
+      : spirv(spirv), spirvSize(spirvSize), entry(entry), bindings(bindings),
+        pushWords(pushWords), threads(threads), subgroupSize(subgroupSize) {}
+  Kernel(const Kernel &) = delete;
+  Kernel &operator=(const Kernel &) = delete;
+
+  /// Runs the kernel on a gx x gy x gz grid. `tensors[i]` is tensor i's
+  /// data address and `elementBytes[i]` its element size; `words` the
+  /// push constants after the tensors' element offsets.
+  Status launch(const char *kernel, int64_t gx, int64_t gy, int64_t gz,
+                const void *const *tensors, const uint32_t *elementBytes,
+                const uint32_t *words) {
+    Context &c = context();
+    if (!c.error.empty())
+      return error(kernel, c.error);
+    if (spirvSize == 0)
+      return error(kernel, "kernel binary not available (this stub was "
+                           "generated without device code)");
+    std::lock_guard<std::mutex> lock(c.mutex);
+    Status status = prepare(kernel, c);
+    if (!status.ok())
+      return status;
+    const uint32_t *limits = c.properties.limits.maxComputeWorkGroupCount;
+    if (gx > limits[0] || gy > limits[1] || gz > limits[2])
+      return runtime::invalidArgument(
+          std::string(kernel) + ": the grid (" + std::to_string(gx) + ", " +
+          std::to_string(gy) + ", " + std::to_string(gz) +
+          ") exceeds the device's workgroup counts (" +
+          std::to_string(limits[0]) + ", " + std::to_string(limits[1]) +
+          ", " + std::to_string(limits[2]) + ")");
+    Library &vk = c.vk;
+    std::vector<uint32_t> push(pushWords);
+    std::vector<VkDescriptorBufferInfo> buffers(bindings);
+    uint64_t align = c.properties.limits.minStorageBufferOffsetAlignment;
+    for (uint32_t t = 0; t < bindings; ++t) {
+      uint64_t at = reinterpret_cast<uint64_t>(tensors[t]);
+      auto *found = c.find(at);
+      if (!found)
+        return runtime::invalidArgument(
+            std::string(kernel) + ": tensor " + std::to_string(t) +
+            "'s data is not an address of tlc::vulkan::allocate");
+      uint64_t offset = at - found->first;
+      uint64_t bound = offset / align * align;
+      if ((offset - bound) % elementBytes[t])
+        return Status{TLC_ERR_ALIGNMENT,
+                      std::string(kernel) + ": tensor " + std::to_string(t) +
+                          "'s data is not aligned to its element size"};
+      buffers[t].buffer = found->second.buffer;
+      buffers[t].offset = bound;
+      buffers[t].range = VK_WHOLE_SIZE;
+      push[t] = static_cast<uint32_t>((offset - bound) / elementBytes[t]);
+    }
+    for (uint32_t w = bindings; w < pushWords; ++w)
+      push[w] = words[w - bindings];
+    VkResult r = vk.vkResetDescriptorPool(c.device, pool, 0);
+    VkDescriptorSet set = VK_NULL_HANDLE;
+    VkDescriptorSetAllocateInfo setInfo{
+        VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
+    setInfo.descriptorPool = pool;
+    setInfo.descriptorSetCount = 1;
+    setInfo.pSetLayouts = &setLayout;
+    if (bindings && r == VK_SUCCESS)
+      r = vk.vkAllocateDescriptorSets(c.device, &setInfo, &set);
+    if (r != VK_SUCCESS)
+      return error(kernel, "cannot allocate a descriptor set: " + describe(r));
+    std::vector<VkWriteDescriptorSet> writes(bindings);
+    for (uint32_t t = 0; t < bindings; ++t) {
+      writes[t] = VkWriteDescriptorSet{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+      writes[t].dstSet = set;
+      writes[t].dstBinding = t;
+      writes[t].descriptorCount = 1;
+      writes[t].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+      writes[t].pBufferInfo = &buffers[t];
+    }
+    if (bindings)
+      vk.vkUpdateDescriptorSets(c.device, bindings, writes.data(), 0, nullptr);
+    r = c.submit([&](VkCommandBuffer cmd) {
+      vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
+      if (bindings)
+        vk.vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, layout,
+                                   0, 1, &set, 0, nullptr);
+      if (pushWords)
+        vk.vkCmdPushConstants(cmd, layout, VK_SHADER_STAGE_COMPUTE_BIT, 0,
+                              pushWords * 4, push.data());
+      vk.vkCmdDispatch(cmd, static_cast<uint32_t>(gx),
+                       static_cast<uint32_t>(gy), static_cast<uint32_t>(gz));
+    });
+    if (r != VK_SUCCESS)
+      return error(kernel, "the launch failed: " + describe(r));
+    return Status{};
+  }
+
+private:
+  const void *spirv;
+  size_t spirvSize;
+  const char *entry;
+  uint32_t bindings, pushWords, threads, subgroupSize;
+  Status made;
+  bool tried = false;
+  VkDescriptorSetLayout setLayout = VK_NULL_HANDLE;
+  VkPipelineLayout layout = VK_NULL_HANDLE;
+  VkPipeline pipeline = VK_NULL_HANDLE;
+  VkDescriptorPool pool = VK_NULL_HANDLE;
+
+  /// Makes the pipeline once (under the context's lock).
+  Status prepare(const char *kernel, Context &c) {
+    if (tried)
+      return made;
+    tried = true;
+    made = makePipeline(kernel, c);
+    return made;
+  }
+
+  Status makePipeline(const char *kernel, Context &c) {
+    Library &vk = c.vk;
+    uint32_t pushLimit = c.properties.limits.maxPushConstantsSize;
+    if (pushWords * 4 > pushLimit)
+      return error(kernel, "the kernel takes " + std::to_string(pushWords * 4) +
+                               " bytes of push constants (sizes, strides, "
+                               "scalars); " +
+                               c.properties.deviceName + " allows " +
+                               std::to_string(pushLimit));
+    bool native = c.subgroup.subgroupSize == subgroupSize;
+    bool controllable =
+        c.subgroupSizeControl &&
+        (c.subgroupControl.requiredSubgroupSizeStages &
+         VK_SHADER_STAGE_COMPUTE_BIT) &&
+        c.subgroupControl.minSubgroupSize <= subgroupSize &&
+        subgroupSize <= c.subgroupControl.maxSubgroupSize;
+    if (!native && !controllable)
+      return error(kernel,
+                   "compiled for subgroups of " + std::to_string(subgroupSize) +
+                       " (tlc -arch=...), but " + c.properties.deviceName +
+                       " runs subgroups of " +
+                       std::to_string(c.subgroup.subgroupSize) +
+                       " and cannot be asked for another; recompile with "
+                       "the -arch of this device");
+    std::vector<VkDescriptorSetLayoutBinding> layoutBindings(bindings);
+    for (uint32_t t = 0; t < bindings; ++t) {
+      layoutBindings[t] = VkDescriptorSetLayoutBinding{};
+      layoutBindings[t].binding = t;
+      layoutBindings[t].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+      layoutBindings[t].descriptorCount = 1;
+      layoutBindings[t].stageFlags = VK_SHADER_STAGE_COMPUTE_BIT;
+    }
+    VkDescriptorSetLayoutCreateInfo setInfo{
+        VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
+    setInfo.bindingCount = bindings;
+    setInfo.pBindings = layoutBindings.data();
+    VkPushConstantRange range{VK_SHADER_STAGE_COMPUTE_BIT, 0, pushWords * 4};
+    VkPipelineLayoutCreateInfo layoutInfo{
+        VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
+    layoutInfo.setLayoutCount = 1;
+    layoutInfo.pSetLayouts = &setLayout;
+    layoutInfo.pushConstantRangeCount = pushWords ? 1 : 0;
+    layoutInfo.pPushConstantRanges = &range;
+    VkDescriptorPoolSize poolSize{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                                  bindings ? bindings : 1};
+    VkDescriptorPoolCreateInfo poolInfo{
+        VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
+    poolInfo.maxSets = 1;
+    poolInfo.poolSizeCount = 1;
+    poolInfo.pPoolSizes = &poolSize;
+    VkShaderModuleCreateInfo moduleInfo{
+        VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+    moduleInfo.codeSize = spirvSize;
+    moduleInfo.pCode = static_cast<const uint32_t *>(spirv);
+    VkShaderModule module = VK_NULL_HANDLE;
+    VkResult r;
+    if ((r = vk.vkCreateDescriptorSetLayout(c.device, &setInfo, nullptr,
+                                            &setLayout)) != VK_SUCCESS ||
+        (r = vk.vkCreatePipelineLayout(c.device, &layoutInfo, nullptr,
+                                       &layout)) != VK_SUCCESS ||
+        (r = vk.vkCreateDescriptorPool(c.device, &poolInfo, nullptr,
+                                       &pool)) != VK_SUCCESS ||
+        (r = vk.vkCreateShaderModule(c.device, &moduleInfo, nullptr,
+                                     &module)) != VK_SUCCESS)
+      return error(kernel, "cannot create the pipeline's parts: " +
+                               describe(r));
+    VkPipelineShaderStageRequiredSubgroupSizeCreateInfo required{
+        VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_REQUIRED_SUBGROUP_SIZE_CREATE_INFO};
+    required.requiredSubgroupSize = subgroupSize;
+    VkComputePipelineCreateInfo pipelineInfo{
+        VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
+    pipelineInfo.stage = VkPipelineShaderStageCreateInfo{
+        VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
+    pipelineInfo.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
+    pipelineInfo.stage.module = module;
+    pipelineInfo.stage.pName = entry;
+    if (controllable) {
+      // The kernels' shuffles assume whole subgroups of this size.
+      pipelineInfo.stage.pNext = &required;
+      if (c.fullSubgroups && threads % subgroupSize == 0)
+        pipelineInfo.stage.flags |=
+            VK_PIPELINE_SHADER_STAGE_CREATE_REQUIRE_FULL_SUBGROUPS_BIT;
+    }
+    pipelineInfo.layout = layout;
+    r = vk.vkCreateComputePipelines(c.device, VK_NULL_HANDLE, 1, &pipelineInfo,
+                                    nullptr, &pipeline);
+    vk.vkDestroyShaderModule(c.device, module, nullptr);
+    if (r != VK_SUCCESS)
+      return error(kernel, std::string("cannot create the pipeline of ") +
+                               entry + " on " + c.properties.deviceName +
+                               ": " + describe(r));
+    return Status{};
+  }
+};
+
+} // namespace vulkan
+} // namespace tlc
+
+#endif // TLC_RUNTIME_TLC_VULKAN_H
