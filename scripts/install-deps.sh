@@ -9,6 +9,7 @@ packages=(
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools lld-22
   libcli11-dev libopenblas-dev
   rocm-device-libs libamdhip64-dev clang-format-22
+  spirv-tools mesa-vulkan-drivers libvulkan1 libvulkan-dev # -target=vulkan, lavapipe
   clang-22 libclang-rt-22-dev # the sanitizer build and fuzz/ (libFuzzer)
 )
 

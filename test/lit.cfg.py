@@ -81,3 +81,14 @@ if platform.machine() in ("aarch64", "arm64"):
 if os.path.exists("/usr/local/cuda/bin/ptxas"):
     config.available_features.add("cuda-toolkit")
     config.substitutions.append(("%ptxas", "/usr/local/cuda/bin/ptxas"))
+
+# SPIRV-Tools' validator, for the SPIR-V the vulkan target writes.
+if shutil.which("spirv-val"):
+    config.available_features.add("spirv-val")
+# Mesa's lavapipe (a Vulkan device on the CPU) with the Vulkan loader: the
+# e2e/vulkan tests run the Vulkan stubs on it (scripts/install-deps.sh
+# installs mesa-vulkan-drivers and libvulkan1).
+import glob
+if glob.glob("/usr/lib/*/libvulkan.so.1") and glob.glob(
+        "/usr/share/vulkan/icd.d/lvp_icd*.json"):
+    config.available_features.add("lavapipe")

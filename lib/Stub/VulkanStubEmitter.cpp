@@ -116,10 +116,9 @@ private:
       const Type &type = k.args[i].type;
       if (!isTensor(i)) {
         bool isFloatArg = hostKindOf(type) == HostKind::Float;
-        wordSources.push_back(
-            {isFloatArg ? "static_cast<float>(" + a + ")"
-                        : "static_cast<int64_t>(" + a + ")",
-             "argument " + k.args[i].name});
+        wordSources.push_back({isFloatArg ? "static_cast<float>(" + a + ")"
+                                          : "static_cast<int64_t>(" + a + ")",
+                               "argument " + k.args[i].name});
         continue;
       }
       tensors.push_back(a + ".data");

@@ -214,8 +214,7 @@ inline void loadLibrary(Context &c) {
     c.error = "libvulkan.so.1 lacks vkGetInstanceProcAddr";
 }
 
-template <typename F>
-bool resolve(Context &c, F &fn, const char *symbol) {
+template <typename F> bool resolve(Context &c, F &fn, const char *symbol) {
   fn = reinterpret_cast<F>(c.vk.vkGetInstanceProcAddr(c.instance, symbol));
   if (!fn && c.error.empty())
     c.error = std::string("the Vulkan loader lacks ") + symbol;
@@ -422,8 +421,8 @@ inline Status allocate(size_t bytes, void *&address) {
                VK_BUFFER_USAGE_TRANSFER_DST_BIT;
   VkResult r = vk.vkCreateBuffer(c.device, &info, nullptr, &a.buffer);
   if (r != VK_SUCCESS)
-    return Status{TLC_ERR_RUNTIME, "vulkan: vkCreateBuffer failed: " +
-                                       describe(r)};
+    return Status{TLC_ERR_RUNTIME,
+                  "vulkan: vkCreateBuffer failed: " + describe(r)};
   VkMemoryRequirements req;
   vk.vkGetBufferMemoryRequirements(c.device, a.buffer, &req);
   // Device-local memory the host can map when there is such (lavapipe,
@@ -434,7 +433,8 @@ inline Status allocate(size_t bytes, void *&address) {
                               VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT | mappable);
   bool mapped = type >= 0;
   if (type < 0)
-    type = c.memoryType(req.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
+    type =
+        c.memoryType(req.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
   VkMemoryAllocateInfo alloc{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
   alloc.allocationSize = req.size;
   alloc.memoryTypeIndex = static_cast<uint32_t>(type);
@@ -477,8 +477,7 @@ inline void release(void *address) {
 
 namespace detail {
 /// Copies between host memory and tlc address `address` (`toDevice`).
-inline Status transfer(void *address, void *host, size_t bytes,
-                       bool toDevice) {
+inline Status transfer(void *address, void *host, size_t bytes, bool toDevice) {
   Context &c = context();
   if (!c.error.empty())
     return Status{TLC_ERR_RUNTIME, "vulkan: " + c.error};
@@ -554,8 +553,8 @@ public:
           std::string(kernel) + ": the grid (" + std::to_string(gx) + ", " +
           std::to_string(gy) + ", " + std::to_string(gz) +
           ") exceeds the device's workgroup counts (" +
-          std::to_string(limits[0]) + ", " + std::to_string(limits[1]) +
-          ", " + std::to_string(limits[2]) + ")");
+          std::to_string(limits[0]) + ", " + std::to_string(limits[1]) + ", " +
+          std::to_string(limits[2]) + ")");
     Library &vk = c.vk;
     std::vector<uint32_t> push(pushWords);
     std::vector<VkDescriptorBufferInfo> buffers(bindings);
@@ -649,12 +648,11 @@ private:
                                c.properties.deviceName + " allows " +
                                std::to_string(pushLimit));
     bool native = c.subgroup.subgroupSize == subgroupSize;
-    bool controllable =
-        c.subgroupSizeControl &&
-        (c.subgroupControl.requiredSubgroupSizeStages &
-         VK_SHADER_STAGE_COMPUTE_BIT) &&
-        c.subgroupControl.minSubgroupSize <= subgroupSize &&
-        subgroupSize <= c.subgroupControl.maxSubgroupSize;
+    bool controllable = c.subgroupSizeControl &&
+                        (c.subgroupControl.requiredSubgroupSizeStages &
+                         VK_SHADER_STAGE_COMPUTE_BIT) &&
+                        c.subgroupControl.minSubgroupSize <= subgroupSize &&
+                        subgroupSize <= c.subgroupControl.maxSubgroupSize;
     if (!native && !controllable)
       return error(kernel,
                    "compiled for subgroups of " + std::to_string(subgroupSize) +
@@ -699,12 +697,12 @@ private:
                                             &setLayout)) != VK_SUCCESS ||
         (r = vk.vkCreatePipelineLayout(c.device, &layoutInfo, nullptr,
                                        &layout)) != VK_SUCCESS ||
-        (r = vk.vkCreateDescriptorPool(c.device, &poolInfo, nullptr,
-                                       &pool)) != VK_SUCCESS ||
+        (r = vk.vkCreateDescriptorPool(c.device, &poolInfo, nullptr, &pool)) !=
+            VK_SUCCESS ||
         (r = vk.vkCreateShaderModule(c.device, &moduleInfo, nullptr,
                                      &module)) != VK_SUCCESS)
-      return error(kernel, "cannot create the pipeline's parts: " +
-                               describe(r));
+      return error(kernel,
+                   "cannot create the pipeline's parts: " + describe(r));
     VkPipelineShaderStageRequiredSubgroupSizeCreateInfo required{
         VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_REQUIRED_SUBGROUP_SIZE_CREATE_INFO};
     required.requiredSubgroupSize = subgroupSize;
@@ -728,8 +726,8 @@ private:
     vk.vkDestroyShaderModule(c.device, module, nullptr);
     if (r != VK_SUCCESS)
       return error(kernel, std::string("cannot create the pipeline of ") +
-                               entry + " on " + c.properties.deviceName +
-                               ": " + describe(r));
+                               entry + " on " + c.properties.deviceName + ": " +
+                               describe(r));
     return Status{};
   }
 };

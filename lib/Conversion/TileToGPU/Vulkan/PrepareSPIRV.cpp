@@ -530,6 +530,21 @@ struct TileVulkanPrepareSPIRV
       for (auto func : gpuModule.getOps<gpu::GPUFuncOp>()) {
         if (!func.isKernel())
           continue;
+        // SPIR-V has bf16 only through SPV_KHR_bfloat16, which tlc does
+        // not target yet.
+        bool bf16 = false;
+        func.walk([&](Operation *op) {
+          for (Type t : llvm::concat<const Type>(op->getOperandTypes(),
+                                                 op->getResultTypes()))
+            bf16 |= getElementTypeOrSelf(t).isBF16() ||
+                    (llvm::isa<MemRefType>(t) &&
+                     llvm::cast<MemRefType>(t).getElementType().isBF16());
+        });
+        if (bf16) {
+          func.emitError("bf16 is not supported on Vulkan yet (SPIR-V has "
+                         "it only through SPV_KHR_bfloat16); use f16 or f32");
+          return signalPassFailure();
+        }
         KernelRewriter rewriter(func, target);
         if (failed(rewriter.run()) || failed(rewriter.finish()))
           return signalPassFailure();
