@@ -70,11 +70,12 @@ const GpuRuntime hipRuntime = {
     "libamdhip64.so",
 };
 
-class GpuStubEmitter : public StubBuilder {
+class GpuStubEmitter : public EmbeddedBinaryStub {
 public:
   GpuStubEmitter(const GpuRuntime &runtime, const GpuKernelInfo &info,
                  const StubPlacement &placement)
-      : StubBuilder(info.kernel, placement), runtime(runtime), info(info) {}
+      : EmbeddedBinaryStub(info.kernel, placement), runtime(runtime),
+        info(info) {}
 
   llvm::StringRef targetName() const override { return runtime.target; }
   std::string fillUnits() const override {
@@ -128,16 +129,9 @@ private:
            runtime.sharedMemory.str();
   }
 
-  std::string binaryVar() const {
-    return placement.binaryName.empty() ? "tlc_binary_" + k.name
-                                        : placement.binaryName;
-  }
-  std::string binarySizeVar() const {
-    return placement.binaryName.empty() ? "tlc_binary_size_" + k.name
-                                        : placement.binaryName + "_size";
-  }
+  llvm::StringRef runtimeHeader() const override { return runtime.header; }
 
-  void emitBinary(llvm::raw_ostream &os) const {
+  void emitBinary(llvm::raw_ostream &os) const override {
     const std::vector<uint8_t> &bin = info.binary;
     os << "namespace {\n// The device binary (entry " << info.entryName << ", "
        << bin.size() << " bytes).\n";
@@ -154,22 +148,7 @@ private:
        << ";\n} // namespace\n\n";
   }
 
-  void emitSource(std::string &out) override {
-    llvm::raw_string_ostream os(out);
-    emitSourcePrologue(os);
-    os << "#include \"" << runtime.header << "\"\n\n";
-    os << "#include <algorithm>\n#include <cmath>\n#include <cstdint>\n"
-          "#include <cstdio>\n#include <cstdlib>\n#include <exception>\n"
-          "#include <limits>\n#include <string>\n\n";
-    if (placement.dispatch)
-      return emitDispatchSource(os);
-    if (!placement.binaryEmbedded)
-      emitBinary(os);
-    emitCxxEntry(os, [&](llvm::raw_ostream &os) { emitBody(os); });
-    emitCEntry(os);
-  }
-
-  void emitBody(llvm::raw_ostream &os) {
+  void emitBody(llvm::raw_ostream &os) override {
     emitArgumentChecks(os);
     emitGrid(os);
 

@@ -706,3 +706,28 @@ void StubBuilder::emitDispatchSource(llvm::raw_ostream &os) {
   });
   emitCEntry(os);
 }
+
+void EmbeddedBinaryStub::emitSource(std::string &out) {
+  llvm::raw_string_ostream os(out);
+  emitSourcePrologue(os);
+  os << "#include \"" << runtimeHeader() << "\"\n\n";
+  os << "#include <algorithm>\n#include <cmath>\n#include <cstdint>\n"
+        "#include <cstdio>\n#include <cstdlib>\n#include <exception>\n"
+        "#include <limits>\n#include <string>\n\n";
+  if (placement.dispatch)
+    return emitDispatchSource(os);
+  if (!placement.binaryEmbedded)
+    emitBinary(os);
+  emitCxxEntry(os, [&](llvm::raw_ostream &os) { emitBody(os); });
+  emitCEntry(os);
+}
+
+std::string EmbeddedBinaryStub::binaryVar() const {
+  return placement.binaryName.empty() ? "tlc_binary_" + k.name
+                                      : placement.binaryName;
+}
+
+std::string EmbeddedBinaryStub::binarySizeVar() const {
+  return placement.binaryName.empty() ? "tlc_binary_size_" + k.name
+                                      : placement.binaryName + "_size";
+}

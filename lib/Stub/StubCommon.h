@@ -139,6 +139,27 @@ private:
   std::string printCall(const GridExpr &e);
 };
 
+/// A GPU stub that embeds the device binary as an array (or refers to the
+/// one a kernel before it in the same bundle embedded) and launches through
+/// a runtime header.
+class EmbeddedBinaryStub : public StubBuilder {
+public:
+  using StubBuilder::StubBuilder;
+  void emitSource(std::string &out) override;
+
+protected:
+  /// The runtime header the source includes ("tlc/Runtime/tlc_cuda.h").
+  virtual llvm::StringRef runtimeHeader() const = 0;
+  /// The array that holds the device binary and its size in bytes.
+  virtual void emitBinary(llvm::raw_ostream &os) const = 0;
+  /// The statements of the C++ entry point: checks, grid, launch.
+  virtual void emitBody(llvm::raw_ostream &os) = 0;
+
+  /// The names of the binary's array and of its size.
+  std::string binaryVar() const;
+  std::string binarySizeVar() const;
+};
+
 } // namespace tlc::stub
 
 #endif // TLC_LIB_STUB_STUBCOMMON_H

@@ -21,12 +21,12 @@ using namespace tlc::stub;
 
 namespace {
 
-class VulkanStubEmitter : public StubBuilder {
+class VulkanStubEmitter : public EmbeddedBinaryStub {
 public:
   VulkanStubEmitter(const GpuKernelInfo &info, const StubPlacement &placement,
-                    int64_t subgroupSize)
-      : StubBuilder(info.kernel, placement), info(info),
-        subgroupSize(subgroupSize) {}
+                    int64_t subgroupSize, int64_t pushWords)
+      : EmbeddedBinaryStub(info.kernel, placement), info(info),
+        subgroupSize(subgroupSize), pushWords(pushWords) {}
 
   llvm::StringRef targetName() const override { return "vulkan"; }
   std::string fillUnits() const override {
@@ -35,7 +35,7 @@ public:
 
 private:
   const GpuKernelInfo &info;
-  int64_t subgroupSize;
+  int64_t subgroupSize, pushWords;
 
   std::string abiComment() const override {
     return R"(//
@@ -62,16 +62,11 @@ private:
 )";
   }
 
-  std::string binaryVar() const {
-    return placement.binaryName.empty() ? "tlc_binary_" + k.name
-                                        : placement.binaryName;
-  }
-  std::string binarySizeVar() const {
-    return placement.binaryName.empty() ? "tlc_binary_size_" + k.name
-                                        : placement.binaryName + "_size";
+  llvm::StringRef runtimeHeader() const override {
+    return "tlc/Runtime/tlc_vulkan.h";
   }
 
-  void emitBinary(llvm::raw_ostream &os) const {
+  void emitBinary(llvm::raw_ostream &os) const override {
     // 32-bit words: the SPIR-V module's own unit (and alignment).
     const std::vector<uint8_t> &bin = info.binary;
     os << "namespace {\n// The SPIR-V module (" << bin.size() << " bytes).\n";
@@ -91,25 +86,10 @@ private:
        << ";\n} // namespace\n\n";
   }
 
-  void emitSource(std::string &out) override {
-    llvm::raw_string_ostream os(out);
-    emitSourcePrologue(os);
-    os << "#include \"tlc/Runtime/tlc_vulkan.h\"\n\n";
-    os << "#include <algorithm>\n#include <cmath>\n#include <cstdint>\n"
-          "#include <cstdio>\n#include <cstdlib>\n#include <exception>\n"
-          "#include <limits>\n#include <string>\n\n";
-    if (placement.dispatch)
-      return emitDispatchSource(os);
-    if (!placement.binaryEmbedded)
-      emitBinary(os);
-    emitCxxEntry(os, [&](llvm::raw_ostream &os) { emitBody(os); });
-    emitCEntry(os);
-  }
-
-  void emitBody(llvm::raw_ostream &os) {
+  void emitBody(llvm::raw_ostream &os) override {
     emitArgumentChecks(os);
     emitGrid(os);
-    std::vector<std::string> tensors, elementBytes, words;
+    std::vector<std::string> tensors, elementBytes;
     std::vector<std::pair<std::string, std::string>> wordSources;
     for (unsigned i = 0; i < k.args.size(); ++i) {
       const std::string &a = argNames[i];
@@ -149,10 +129,14 @@ private:
          << "      return tlc::runtime::invalidArgument(std::string("
          << quotedName() << ") + \": " << wordSources[w].second
          << " does not fit in 32 bits (Vulkan kernels take 32-bit sizes)\");\n";
+    size_t words = tensors.size() + wordSources.size();
+    if (pushWords && static_cast<size_t>(pushWords) != words)
+      os << "#error \"tlc: the kernel reads " << pushWords
+         << " push-constant words; this stub would write " << words << "\"\n";
     os << "    static tlc::vulkan::Kernel tlc_kernel(" << binaryVar() << ", "
        << binarySizeVar() << ", \"" << info.entryName << "\", "
-       << tensors.size() << ", " << tensors.size() + wordSources.size() << ", "
-       << info.threads << ", " << subgroupSize << ");\n";
+       << tensors.size() << ", " << words << ", " << info.threads << ", "
+       << subgroupSize << ");\n";
     os << "    return tlc_kernel.launch(" << quotedName()
        << ", tlc_gx, tlc_gy, tlc_gz, tlc_tensors, tlc_element_bytes, "
           "tlc_words);\n";
@@ -163,6 +147,6 @@ private:
 
 StubFiles tlc::emitVulkanStub(const GpuKernelInfo &info,
                               const StubPlacement &placement,
-                              int64_t subgroupSize) {
-  return VulkanStubEmitter(info, placement, subgroupSize).emit();
+                              int64_t subgroupSize, int64_t pushWords) {
+  return VulkanStubEmitter(info, placement, subgroupSize, pushWords).emit();
 }

@@ -587,7 +587,8 @@ int compile(const Options &opts) {
   std::vector<KernelSignature> signatures = std::move(*collected);
   if (opts.stubSharedBytes)
     for (const KernelSignature &k : signatures)
-      stubCompiled.sharedBytes["tlc_" + k.name] = *opts.stubSharedBytes;
+      stubCompiled.sharedBytes[tile::kernelEntryName(k.name)] =
+          *opts.stubSharedBytes;
   // What the target offers, for every pass that follows.
   if (mlir::Attribute description = target->describe(context))
     (*module)->setAttr(tile::attr::kTarget, description);

@@ -132,8 +132,11 @@ StubFiles emitHipStub(const GpuKernelInfo &info,
 /// through tlc/Runtime/tlc_vulkan.h (libvulkan loaded with dlopen) with
 /// tensors as storage buffers and sizes, strides and scalars as push
 /// constants (docs/vulkan.md); the device must offer `subgroupSize`.
+/// `pushWords`: the words the compiled kernel reads (0: unknown, e.g. no
+/// binary); a stub that would fill another number has an #error.
 StubFiles emitVulkanStub(const GpuKernelInfo &info,
-                         const StubPlacement &placement, int64_t subgroupSize);
+                         const StubPlacement &placement, int64_t subgroupSize,
+                         int64_t pushWords);
 
 } // namespace tlc
 

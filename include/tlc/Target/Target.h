@@ -73,6 +73,9 @@ struct CompiledModule {
   /// Persistent kernels that may run in clusters of this many blocks
   /// (tile.cluster_rows).
   llvm::StringMap<int64_t> clusterRows;
+  /// Vulkan kernels: the 32-bit words of their push constants
+  /// (tile.vulkan_push_words), which the stub must fill.
+  llvm::StringMap<int64_t> pushConstantWords;
 };
 
 /// A failed compile. `diagnosed`: the errors were reported (located, through

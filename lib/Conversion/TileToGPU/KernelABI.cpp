@@ -85,7 +85,7 @@ struct TileGPUKernelABI
     OpBuilder b(gpuModule.getBodyRegion());
     b.setInsertionPointToEnd(gpuModule.getBody());
     auto func =
-        gpu::GPUFuncOp::create(b, loc, ("tlc_" + kernel.getName()).str(),
+        gpu::GPUFuncOp::create(b, loc, tile::kernelEntryName(kernel.getName()),
                                FunctionType::get(ctx, params, {}));
     func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
     int64_t threads =

@@ -121,7 +121,7 @@ void GPUTarget::emitStub(const KernelSignature &kernel,
                          const CompiledModule &compiled,
                          const StubPlacement &placement, std::string &header,
                          std::string &source) const {
-  std::string entry = "tlc_" + kernel.name;
+  std::string entry = tile::kernelEntryName(kernel.name);
   // A variant after the first refers to the binary the first embedded; a
   // dispatching stub launches nothing itself.
   bool needsBinary = !placement.binaryEmbedded && !placement.dispatch;
@@ -134,7 +134,7 @@ void GPUTarget::emitStub(const KernelSignature &kernel,
     info.threads = threads;
   if (placement.dispatch && placement.dispatch->fillHeuristic)
     for (const KernelSignature *variant : placement.dispatch->variants) {
-      std::string variantEntry = "tlc_" + variant->name;
+      std::string variantEntry = tile::kernelEntryName(variant->name);
       int64_t threads = compiled.blockThreads.lookup(variantEntry);
       info.fillBlocksPerUnit.push_back(
           blocksPerMultiprocessor(compiled.sharedBytes.lookup(variantEntry),

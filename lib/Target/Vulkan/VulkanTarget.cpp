@@ -123,6 +123,11 @@ public:
       return std::nullopt;
     }
     CompiledModule compiled;
+    module.walk([&](mlir::spirv::FuncOp func) {
+      if (auto words = func->getAttrOfType<mlir::IntegerAttr>(
+              tile::attr::kVulkanPushWords))
+        compiled.pushConstantWords[func.getName()] = words.getInt();
+    });
     llvm::raw_string_ostream os(compiled.bytes);
     if (kind == EmitKind::GPU) {
       module.print(os);
@@ -153,11 +158,13 @@ public:
                 std::string &source) const override {
     bool needsBinary = !placement.binaryEmbedded && !placement.dispatch;
     GpuKernelInfo info{
-        kernel, "tlc_" + kernel.name, kernel.threads, 0,
+        kernel, tile::kernelEntryName(kernel.name), kernel.threads, 0,
         needsBinary
             ? std::vector<uint8_t>(compiled.bytes.begin(), compiled.bytes.end())
             : std::vector<uint8_t>()};
-    StubFiles files = emitVulkanStub(info, placement, profile->subgroupSize);
+    StubFiles files =
+        emitVulkanStub(info, placement, profile->subgroupSize,
+                       compiled.pushConstantWords.lookup(info.entryName));
     header = std::move(files.header);
     source = std::move(files.source);
   }

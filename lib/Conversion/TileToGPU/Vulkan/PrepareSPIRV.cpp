@@ -73,6 +73,13 @@ public:
                              "used after flattening");
       op->erase();
     }
+    llvm::BitVector original(func.getNumArguments());
+    original.set(0, originalArgs);
+    for (unsigned i = 0; i < originalArgs; ++i)
+      if (!func.getArgument(i).use_empty())
+        return func.emitError("tile-vulkan-prepare-spirv: argument ")
+               << i << " is still used";
+    (void)func.eraseArguments(original);
     return checkWorkgroupBytes();
   }
 
@@ -84,6 +91,8 @@ private:
   SmallVector<Operation *> dead;
   /// One workgroup array per element type, with its length so far.
   llvm::MapVector<Type, std::pair<memref::AllocOp, int64_t>> workgroup;
+  /// The kernel's arguments before the rewrite (the first ones).
+  unsigned originalArgs = 0;
 
   Value index(Location loc, int64_t v) {
     return arith::ConstantIndexOp::create(b, loc, v);
@@ -182,19 +191,12 @@ private:
         v = arith::TruncIOp::create(b, loc, type, v);
       old.replaceAllUsesWith(v);
     }
-    // Drop the old arguments (their uses are gone or go through `views`,
-    // which the walk replaces).
-    llvm::BitVector erase(entry.getNumArguments());
-    for (unsigned i : scalars)
-      erase.set(i);
-    for (unsigned i : tensors)
-      erase.set(i);
-    // Tensor arguments still have uses (reinterpret_cast); they are erased
-    // once the views are gone (see finish()).
-    pendingArgErase = erase;
+    // The original arguments go once the views of the tensors are gone.
+    originalArgs = numArgs;
 
-    // The ABI: binding t for tensor t (after the push constants' argument,
-    // which has no binding: tile-vulkan-convert-to-spirv's users strip it).
+    // The ABI: binding t for tensor t. The push constants' argument gets an
+    // ABI attribute too (spirv-lower-abi-attrs needs one); the vulkan target
+    // strips the binding it implies.
     unsigned pushArg = numArgs;
     func.setArgAttr(
         pushArg, spirv::getInterfaceVarABIAttrName(),
@@ -204,20 +206,6 @@ private:
                       spirv::getInterfaceVarABIAttr(0, t, std::nullopt, ctx));
     // Kernel attributes carried to the stub.
     func->setAttr(tile::attr::kVulkanPushWords, b.getI64IntegerAttr(words));
-    return success();
-  }
-
-public:
-  llvm::BitVector pendingArgErase;
-
-  /// Removes the replaced arguments and updates the function type.
-  LogicalResult finish() {
-    Block &entry = func.getBody().front();
-    for (unsigned i = pendingArgErase.size(); i-- > 0;)
-      if (pendingArgErase.test(i) && !entry.getArgument(i).use_empty())
-        return func.emitError("tile-vulkan-prepare-spirv: argument ")
-               << i << " is still used";
-    (void)func.eraseArguments(pendingArgErase);
     return success();
   }
 
@@ -234,8 +222,8 @@ private:
     return at;
   }
 
-  /// The workgroup array for `type` (created at the kernel's start) and
-  /// whether it holds `elements` from element `start`.
+  /// The workgroup array for `type` (created at the kernel's start), made
+  /// long enough for `end` elements.
   Value workgroupArray(Type type, int64_t end) {
     auto &[alloc, length] = workgroup[type];
     length = std::max(length, end);
@@ -546,7 +534,7 @@ struct TileVulkanPrepareSPIRV
           return signalPassFailure();
         }
         KernelRewriter rewriter(func, target);
-        if (failed(rewriter.run()) || failed(rewriter.finish()))
+        if (failed(rewriter.run()))
           return signalPassFailure();
         auto threads = func->getAttrOfType<IntegerAttr>(tile::attr::kThreads);
         int32_t size = threads ? threads.getInt() : 1;

@@ -18,18 +18,12 @@ using namespace mlir;
 using namespace tlc;
 using namespace tlc::gpu_lowering;
 
-namespace {
-class VulkanTargetInfo : public GPUTargetInfo {
-public:
-  using GPUTargetInfo::GPUTargetInfo;
-};
-} // namespace
-
 void gpu_lowering::vulkan::registerTargetInfo() {
   registerGPUTargetInfo(
       "vulkan",
       [](tile::TargetAttr target) -> std::unique_ptr<GPUTargetInfo> {
-        return std::make_unique<VulkanTargetInfo>(target);
+        // The defaults are Vulkan's (shuffles through gpu.shuffle).
+        return std::make_unique<GPUTargetInfo>(target);
       },
       [](DialectRegistry &registry) {
         registry.insert<spirv::SPIRVDialect>();

@@ -11,6 +11,15 @@
 
 #include "llvm/ADT/StringRef.h"
 
+#include <string>
+
+namespace tlc::tile {
+/// The entry point of kernel `name` in GPU binaries, as stubs launch it.
+inline std::string kernelEntryName(llvm::StringRef name) {
+  return "tlc_" + name.str();
+}
+} // namespace tlc::tile
+
 namespace tlc::tile::attr {
 
 // On the module.
