@@ -37,10 +37,9 @@ int main() {
   std::vector<float> host(M * N);
   report("HOST", tlc::kernels::softmax(
                      tlc::makeTensor(host.data(), TLC_F32, {M, N}), Y));
-  report("STRIDE", tlc::kernels::softmax(
-                       tlc::makeTensor(x, TLC_F32, {M, N},
-                                       {int64_t(1) << 31, 1}),
-                       Y));
+  report("STRIDE",
+         tlc::kernels::softmax(
+             tlc::makeTensor(x, TLC_F32, {M, N}, {int64_t(1) << 31, 1}), Y));
   report("OK", tlc::kernels::softmax(X, Y));
 #endif
   return 0;
