@@ -36,6 +36,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <initializer_list>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -405,14 +406,14 @@ inline std::string deviceName() {
 /// Compute units for the fill heuristic: Vulkan does not say (0: unknown).
 inline int64_t multiprocessorCount() { return 0; }
 
-/// Allocates `bytes` of device memory; `address` names it for tensors.
-inline Status allocate(size_t bytes, void *&address) {
-  address = nullptr;
-  Context &c = context();
-  if (!c.error.empty())
-    return Status{TLC_ERR_RUNTIME, "vulkan: " + c.error};
+namespace detail {
+/// A buffer of `bytes` with memory of the first kind in `kinds` the device
+/// has, mapped when that kind is host visible.
+inline VkResult makeBuffer(Context &c, uint64_t bytes,
+                           std::initializer_list<VkMemoryPropertyFlags> kinds,
+                           Allocation &a) {
   Library &vk = c.vk;
-  Allocation a;
+  a = Allocation{};
   a.size = bytes ? bytes : 1;
   VkBufferCreateInfo info{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
   info.size = a.size;
@@ -421,37 +422,61 @@ inline Status allocate(size_t bytes, void *&address) {
                VK_BUFFER_USAGE_TRANSFER_DST_BIT;
   VkResult r = vk.vkCreateBuffer(c.device, &info, nullptr, &a.buffer);
   if (r != VK_SUCCESS)
-    return Status{TLC_ERR_RUNTIME,
-                  "vulkan: vkCreateBuffer failed: " + describe(r)};
+    return r;
   VkMemoryRequirements req;
   vk.vkGetBufferMemoryRequirements(c.device, a.buffer, &req);
-  // Device-local memory the host can map when there is such (lavapipe,
-  // resizable BAR), else device-local with staging copies.
-  VkMemoryPropertyFlags mappable = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
-                                   VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
-  int32_t type = c.memoryType(req.memoryTypeBits,
-                              VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT | mappable);
-  bool mapped = type >= 0;
-  if (type < 0)
-    type =
-        c.memoryType(req.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
+  int32_t type = -1;
+  VkMemoryPropertyFlags flags = 0;
+  for (VkMemoryPropertyFlags kind : kinds)
+    if (type < 0 && (type = c.memoryType(req.memoryTypeBits, kind)) >= 0)
+      flags = kind;
   VkMemoryAllocateInfo alloc{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
   alloc.allocationSize = req.size;
   alloc.memoryTypeIndex = static_cast<uint32_t>(type);
-  if (type < 0 ||
-      (r = vk.vkAllocateMemory(c.device, &alloc, nullptr, &a.memory)) !=
-          VK_SUCCESS ||
-      (r = vk.vkBindBufferMemory(c.device, a.buffer, a.memory, 0)) !=
-          VK_SUCCESS ||
-      (mapped && (r = vk.vkMapMemory(c.device, a.memory, 0, VK_WHOLE_SIZE, 0,
-                                     &a.mapped)) != VK_SUCCESS)) {
+  r = type < 0 ? VK_ERROR_OUT_OF_DEVICE_MEMORY
+               : vk.vkAllocateMemory(c.device, &alloc, nullptr, &a.memory);
+  if (r == VK_SUCCESS)
+    r = vk.vkBindBufferMemory(c.device, a.buffer, a.memory, 0);
+  if (r == VK_SUCCESS && (flags & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT))
+    r = vk.vkMapMemory(c.device, a.memory, 0, VK_WHOLE_SIZE, 0, &a.mapped);
+  if (r != VK_SUCCESS) {
     vk.vkDestroyBuffer(c.device, a.buffer, nullptr);
     if (a.memory)
       vk.vkFreeMemory(c.device, a.memory, nullptr);
+  }
+  return r;
+}
+
+constexpr VkMemoryPropertyFlags kMappable =
+    VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+} // namespace detail
+
+/// Allocates `bytes` of device memory; `address` names it for tensors.
+inline Status allocate(size_t bytes, void *&address) {
+  address = nullptr;
+  Context &c = context();
+  if (!c.error.empty())
+    return Status{TLC_ERR_RUNTIME, "vulkan: " + c.error};
+  // Device-local memory the host can map when there is such (lavapipe,
+  // resizable BAR), else device-local memory filled through staging copies.
+  // TLC_VULKAN_STAGING=1 takes the second path everywhere (to test it).
+  static const bool staging = [] {
+    const char *env = std::getenv("TLC_VULKAN_STAGING");
+    return env && *env && *env != '0';
+  }();
+  Allocation a;
+  VkResult r =
+      staging ? detail::makeBuffer(c, bytes,
+                                   {VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT}, a)
+              : detail::makeBuffer(
+                    c, bytes,
+                    {VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT | detail::kMappable,
+                     VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT},
+                    a);
+  if (r != VK_SUCCESS)
     return Status{TLC_ERR_RUNTIME, "vulkan: cannot allocate " +
                                        std::to_string(bytes) +
                                        " bytes: " + describe(r)};
-  }
   std::lock_guard<std::mutex> lock(c.mutex);
   uint64_t base = c.nextBase;
   // Allocations are spaced so that every byte has one address.
@@ -494,9 +519,27 @@ inline Status transfer(void *address, void *host, size_t bytes, bool toDevice) {
     std::memcpy(toDevice ? device : host, toDevice ? host : device, bytes);
     return Status{};
   }
-  return Status{TLC_ERR_RUNTIME,
-                "vulkan: copies to memory the host cannot map are not "
-                "implemented yet"};
+  // Through a host-visible staging buffer and a copy on the queue.
+  Allocation staging;
+  Library &vk = c.vk;
+  VkResult r = makeBuffer(c, bytes, {kMappable}, staging);
+  if (r != VK_SUCCESS)
+    return Status{TLC_ERR_RUNTIME,
+                  "vulkan: cannot allocate a staging buffer: " + describe(r)};
+  if (toDevice)
+    std::memcpy(staging.mapped, host, bytes);
+  VkBufferCopy region{toDevice ? 0 : offset, toDevice ? offset : 0, bytes};
+  r = c.submit([&](VkCommandBuffer cmd) {
+    vk.vkCmdCopyBuffer(cmd, toDevice ? staging.buffer : a.buffer,
+                       toDevice ? a.buffer : staging.buffer, 1, &region);
+  });
+  if (r == VK_SUCCESS && !toDevice)
+    std::memcpy(host, staging.mapped, bytes);
+  vk.vkDestroyBuffer(c.device, staging.buffer, nullptr);
+  vk.vkFreeMemory(c.device, staging.memory, nullptr);
+  if (r != VK_SUCCESS)
+    return Status{TLC_ERR_RUNTIME, "vulkan: the copy failed: " + describe(r)};
+  return Status{};
 }
 } // namespace detail
 
