@@ -10,9 +10,15 @@ if ! command -v "$format" >/dev/null; then
   exit 2
 fi
 cd "$root"
-mapfile -t files < <(find include lib tools test examples bench fuzz \
-  \( -name '*.cpp' -o -name '*.h' \) -not -path '*/gen-e2e/*' -not -path '*/gen-tune/*' \
-  -not -path '*/gen-x*/*' | sort)
+# The sources git knows or would add (generated files are git-ignored);
+# without git, every C++ file outside the generated folders.
+if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+  mapfile -t files < <(git ls-files --cached --others --exclude-standard \
+    -- include lib tools test examples bench fuzz | grep -E '\.(cpp|h)$' | sort)
+else
+  mapfile -t files < <(find include lib tools test examples bench fuzz \
+    \( -name '*.cpp' -o -name '*.h' \) -not -path '*/gen*/*' | sort)
+fi
 if [ "${1:-}" = "--fix" ]; then
   "$format" -i "${files[@]}"
   exit 0
