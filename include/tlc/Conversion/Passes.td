@@ -236,7 +236,8 @@ def TileVulkanPrepareSPIRV
       (i64 sizes and strides as i32; f32 as its bits);
     - every memref access goes to a 1-D root with a linear index, following
       reinterpret_cast, cast, subview and view back to the root; vector
-      loads and stores become scalar ones; memref.dim and
+      loads and stores become scalar ones, elementwise ops on vectors of
+      more than 4 lanes (SPIR-V's limit) one op per lane; memref.dim and
       extract_strided_metadata become the sizes and strides;
     - shared tiles (views of gpu.dynamic_shared_memory) become one
       workgroup array per element type (an error when they exceed the

@@ -500,6 +500,72 @@ spirv::TargetEnvAttr targetEnvironment(MLIRContext *ctx,
       spirv::DeviceType::Unknown, spirv::TargetEnvAttr::kUnknownDeviceID);
 }
 
+/// SPIR-V vectors have 2, 3 or 4 lanes. The GPU lowering converts element
+/// types of copies in vectors of up to 16 bytes (8 f16): elementwise ops
+/// on wider vectors become one op per lane, an extract of a lane of a
+/// from_elements its element, and unused wide vectors go.
+LogicalResult scalarizeWideVectors(gpu::GPUFuncOp func) {
+  constexpr int64_t kMaxLanes = 4;
+  auto isWide = [](Type t) {
+    auto v = llvm::dyn_cast<VectorType>(t);
+    return v && v.getNumElements() > kMaxLanes;
+  };
+  SmallVector<Operation *> elementwise;
+  func.walk([&](Operation *op) {
+    if (op->hasTrait<OpTrait::Elementwise>() && op->getNumResults() == 1 &&
+        isWide(op->getResult(0).getType()))
+      elementwise.push_back(op);
+  });
+  OpBuilder b(func.getContext());
+  for (Operation *op : elementwise) {
+    b.setInsertionPoint(op);
+    auto type = llvm::cast<VectorType>(op->getResult(0).getType());
+    SmallVector<Value> lanes;
+    for (int64_t lane = 0; lane < type.getNumElements(); ++lane) {
+      SmallVector<Value> operands;
+      for (Value v : op->getOperands())
+        operands.push_back(
+            llvm::isa<VectorType>(v.getType())
+                ? Value(vector::ExtractOp::create(b, op->getLoc(), v, lane))
+                : v);
+      OperationState state(op->getLoc(), op->getName());
+      state.addOperands(operands);
+      state.addTypes(type.getElementType());
+      state.addAttributes(op->getAttrs());
+      lanes.push_back(b.create(state)->getResult(0));
+    }
+    op->getResult(0).replaceAllUsesWith(
+        vector::FromElementsOp::create(b, op->getLoc(), type, lanes));
+    op->erase();
+  }
+  func.walk([&](vector::ExtractOp extract) {
+    auto from = extract.getSource().getDefiningOp<vector::FromElementsOp>();
+    auto position = extract.getStaticPosition();
+    if (!from || position.size() != 1 || position[0] == ShapedType::kDynamic ||
+        from.getType().getRank() != 1)
+      return;
+    extract.replaceAllUsesWith(from.getElements()[position[0]]);
+    extract.erase();
+  });
+  SmallVector<Operation *> unused;
+  func.walk([&](vector::FromElementsOp from) {
+    if (from->use_empty())
+      unused.push_back(from);
+  });
+  for (Operation *op : unused)
+    op->erase();
+  WalkResult left = func.walk([&](Operation *op) {
+    for (Type t : op->getResultTypes())
+      if (isWide(t))
+        return op->emitError("tile-vulkan-prepare-spirv: a vector of ")
+                   << llvm::cast<VectorType>(t).getNumElements()
+                   << " lanes remains (SPIR-V has at most 4)",
+               WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  return failure(left.wasInterrupted());
+}
+
 struct TileVulkanPrepareSPIRV
     : public tlc::impl::TileVulkanPrepareSPIRVBase<TileVulkanPrepareSPIRV> {
   using Base::Base;
@@ -534,7 +600,7 @@ struct TileVulkanPrepareSPIRV
           return signalPassFailure();
         }
         KernelRewriter rewriter(func, target);
-        if (failed(rewriter.run()))
+        if (failed(rewriter.run()) || failed(scalarizeWideVectors(func)))
           return signalPassFailure();
         auto threads = func->getAttrOfType<IntegerAttr>(tile::attr::kThreads);
         int32_t size = threads ? threads.getInt() : 1;

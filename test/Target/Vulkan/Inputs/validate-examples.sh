@@ -15,4 +15,11 @@ for arch in lavapipe generic amd nvidia; do
     done
   done
 done
+# f16 data (copies convert 8 elements at a time).
+for ex in softmax gemm linear; do
+  tlc "$examples/$ex.tl" -target=vulkan -arch=generic -D T=f16 -emit=spirv \
+    -o "$out/$ex-f16.spv" 2> "$out/log" || { cat "$out/log"; exit 1; }
+  spirv-val --target-env vulkan1.2 "$out/$ex-f16.spv" ||
+    { echo "$ex f16: invalid"; exit 1; }
+done
 echo "validated"
