@@ -242,6 +242,8 @@ def TileVulkanPrepareSPIRV
     - shared tiles (views of gpu.dynamic_shared_memory) become one
       workgroup array per element type (an error when they exceed the
       target's workgroup memory), register arrays Function-storage arrays;
+    - bf16 data is stored as i16 (loads and stores bitcast; SPIR-V has no
+      bf16); f64 is refused;
     - the gpu.module gets `spirv.target_env` (SPIR-V 1.5, the -arch's
       subgroup size), each kernel `spirv.entry_point_abi` with its
       workgroup size and `tile.vulkan_push_words`.
@@ -267,7 +269,9 @@ def TileVulkanConvertToSPIRV
   let summary = "Convert prepared Vulkan kernels to the SPIR-V dialect";
   let description = [{
     After tile-vulkan-prepare-spirv: expands math.erf/erfc into polynomials
-    (GLSL.std.450 has no erf), maps memref memory spaces to Vulkan's
+    (GLSL.std.450 has no erf) and bf16 extf/truncf into integer ops,
+    retypes the remaining bf16 values (bitcasts, constants, scf results) to
+    i16, maps memref memory spaces to Vulkan's
     storage classes and converts each gpu.module (gpu, scf, arith, math,
     memref, vector and func ops) into a spirv.module with upstream's
     patterns, 32-bit indices and structured control flow. Upstream's

@@ -4,9 +4,10 @@
 // expects them lowered by other passes first) and keeps the gpu.module
 // next to the new spirv.module. tlc's kernels, once
 // tile-vulkan-prepare-spirv has run, use gpu, scf, arith, math, memref and
-// a few vector ops; this pass expands erf (GLSL has none), converts them all in
-// one conversion with upstream's patterns, and the gpu.module becomes the
-// spirv.module.
+// a few vector ops; this pass expands erf (GLSL has none) and bf16
+// conversions (SPIR-V has no bf16: the data is carried as i16), converts
+// them all in one conversion with upstream's patterns, and the gpu.module
+// becomes the spirv.module.
 //
 //===----------------------------------------------------------------------===//
 #include "tlc/Conversion/Passes.h"
@@ -20,6 +21,7 @@
 #include "mlir/Conversion/VectorToSPIRV/VectorToSPIRV.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
+#include "mlir/Dialect/SCF/Transforms/Patterns.h"
 #include "mlir/Dialect/SPIRV/IR/SPIRVOps.h"
 #include "mlir/Dialect/SPIRV/IR/TargetAndABI.h"
 #include "mlir/Dialect/SPIRV/Transforms/SPIRVConversion.h"
@@ -35,6 +37,65 @@ using namespace mlir;
 using namespace tlc;
 
 namespace {
+
+/// bf16 -> i16 in every value once arith's bf16 expansion has turned the
+/// conversions into integer ops: what is left are bitcasts (now moves),
+/// constants (their bits) and values passed through scf ops.
+struct BF16BitcastPattern : OpConversionPattern<arith::BitcastOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(arith::BitcastOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Type type = getTypeConverter()->convertType(op.getType());
+    if (!type)
+      return failure();
+    if (type == adaptor.getIn().getType())
+      rewriter.replaceOp(op, adaptor.getIn());
+    else
+      rewriter.replaceOpWithNewOp<arith::BitcastOp>(op, type, adaptor.getIn());
+    return success();
+  }
+};
+struct BF16ConstantPattern : OpConversionPattern<arith::ConstantOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(arith::ConstantOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto value = llvm::dyn_cast<FloatAttr>(op.getValue());
+    if (!value || !value.getType().isBF16())
+      return failure();
+    rewriter.replaceOpWithNewOp<arith::ConstantOp>(
+        op, rewriter.getIntegerAttr(rewriter.getI16Type(),
+                                    value.getValue().bitcastToAPInt()));
+    return success();
+  }
+};
+
+LogicalResult carryBF16AsI16(Operation *root) {
+  MLIRContext *ctx = root->getContext();
+  TypeConverter converter;
+  converter.addConversion([](Type t) { return t; });
+  converter.addConversion([](Type t) -> std::optional<Type> {
+    if (t.isBF16())
+      return IntegerType::get(t.getContext(), 16);
+    if (auto v = llvm::dyn_cast<VectorType>(t);
+        v && v.getElementType().isBF16())
+      return VectorType::get(v.getShape(),
+                             IntegerType::get(t.getContext(), 16));
+    return std::nullopt;
+  });
+  ConversionTarget target(*ctx);
+  target.markUnknownOpDynamicallyLegal([&](Operation *op) {
+    if (auto constant = llvm::dyn_cast<arith::ConstantOp>(op))
+      return converter.isLegal(constant.getType());
+    return converter.isLegal(op);
+  });
+  RewritePatternSet patterns(ctx);
+  patterns.add<BF16BitcastPattern, BF16ConstantPattern>(converter, ctx);
+  scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,
+                                                       target);
+  return applyPartialConversion(root, target, std::move(patterns));
+}
 
 /// math.exp2 -> GLSL.std.450 Exp2 (upstream's math patterns lack it).
 struct Exp2Pattern : OpConversionPattern<math::Exp2Op> {
@@ -101,11 +162,16 @@ struct TileVulkanConvertToSPIRV
         // arith ops SPIR-V lacks (ceildivsi) in simpler ones.
         RewritePatternSet patterns(ctx);
         arith::populateArithExpandOpsPatterns(patterns);
+        // bf16 as its 16 bits: conversions to and from f32 become integer
+        // shifts (and rounding); carryBF16AsI16 then retypes the rest.
+        arith::populateExpandBFloat16Patterns(patterns);
         populatePolynomialApproximateErfPattern(patterns);
         populatePolynomialApproximateErfcPattern(patterns);
         if (failed(applyPatternsGreedily(gpuModule, std::move(patterns))))
           return signalPassFailure();
       }
+      if (failed(carryBF16AsI16(gpuModule)))
+        return signalPassFailure();
       {
         spirv::MemorySpaceToStorageClassConverter converter(
             spirv::mapMemorySpaceToVulkanStorageClass);
@@ -115,6 +181,8 @@ struct TileVulkanConvertToSPIRV
           SPIRVConversionTarget::get(env);
       SPIRVConversionOptions options;
       options.use64bitIndex = false; // 32-bit indices (docs/vulkan.md)
+      // Narrow types are native (Int8, Int16, Float16).
+      options.emulateLT32BitScalarTypes = false;
       SPIRVTypeConverter typeConverter(env, options);
       RewritePatternSet patterns(ctx);
       ScfToSPIRVContext scfContext;

@@ -17,7 +17,9 @@
 //    (offset + sum of index * stride), through views followed back to
 //    their root; vector loads and stores become scalar ones;
 //  - the shared tiles become one workgroup array per element type, and
-//    register arrays (memref.alloca) Function-storage arrays.
+//    register arrays (memref.alloca) Function-storage arrays;
+//  - bf16 data is stored as i16 (SPIR-V has no bf16), and elementwise ops
+//    on vectors wider than SPIR-V's 4 lanes work lane by lane.
 //
 //===----------------------------------------------------------------------===//
 #include "tlc/Conversion/Passes.h"
@@ -104,6 +106,24 @@ private:
                           .getValue()
                           .getSExtValue());
   }
+  /// What an element of `type` is stored as: bf16 as its 16 bits (SPIR-V
+  /// has no bf16 without SPV_KHR_bfloat16; arith's bf16 expansion turns
+  /// the conversions into integer ops on those bits).
+  static Type storageType(Type type) {
+    return type.isBF16() ? IntegerType::get(type.getContext(), 16) : type;
+  }
+  /// Loads element `at` of `root` as a value of `type`.
+  Value loadElement(Location loc, Value root, Value at, Type type) {
+    Value v = memref::LoadOp::create(b, loc, root, ValueRange{at});
+    return v.getType() == type ? v : arith::BitcastOp::create(b, loc, type, v);
+  }
+  void storeElement(Location loc, Value v, Value root, Value at) {
+    Type stored = llvm::cast<MemRefType>(root.getType()).getElementType();
+    if (v.getType() != stored)
+      v = arith::BitcastOp::create(b, loc, stored, v);
+    memref::StoreOp::create(b, loc, v, root, ValueRange{at});
+  }
+
   Value add(Location loc, Value x, Value y) {
     return arith::AddIOp::create(b, loc, x, y);
   }
@@ -166,8 +186,8 @@ private:
     for (auto [binding, i] : llvm::enumerate(tensors)) {
       BlockArgument old = func.getArgument(i);
       auto oldType = llvm::cast<MemRefType>(old.getType());
-      auto newType =
-          MemRefType::get({ShapedType::kDynamic}, oldType.getElementType());
+      auto newType = MemRefType::get({ShapedType::kDynamic},
+                                     storageType(oldType.getElementType()));
       Value root = appendArgument(newType);
       Value offset =
           arith::IndexCastOp::create(b, loc, b.getIndexType(), word(binding));
@@ -224,7 +244,8 @@ private:
 
   /// The workgroup array for `type` (created at the kernel's start), made
   /// long enough for `end` elements.
-  Value workgroupArray(Type type, int64_t end) {
+  Value workgroupArray(Type elementType, int64_t end) {
+    Type type = storageType(elementType);
     auto &[alloc, length] = workgroup[type];
     length = std::max(length, end);
     if (!alloc) {
@@ -270,7 +291,8 @@ private:
                                                 spirv::StorageClass::Function);
       Value root = memref::AllocaOp::create(
           b, loc,
-          MemRefType::get({type.getNumElements()}, type.getElementType(),
+          MemRefType::get({type.getNumElements()},
+                          storageType(type.getElementType()),
                           MemRefLayoutAttrInterface(), space));
       FlatView view{root, index(loc, 0), {}, {}};
       staticLayout(loc, type, view);
@@ -386,9 +408,7 @@ private:
       if (!view)
         return success();
       Value at = linear(loc, *view, load.getIndices());
-      load.replaceAllUsesWith(
-          memref::LoadOp::create(b, loc, view->root, ValueRange{at})
-              .getResult());
+      load.replaceAllUsesWith(loadElement(loc, view->root, at, load.getType()));
       dead.push_back(op);
       return success();
     }
@@ -397,8 +417,7 @@ private:
       if (!view)
         return success();
       Value at = linear(loc, *view, store.getIndices());
-      memref::StoreOp::create(b, loc, store.getValue(), view->root,
-                              ValueRange{at});
+      storeElement(loc, store.getValue(), view->root, at);
       dead.push_back(op);
       return success();
     }
@@ -425,8 +444,9 @@ private:
       Value at = linear(loc, *view, load.getIndices());
       SmallVector<Value> elements;
       for (int64_t e = 0; e < type.getNumElements(); ++e)
-        elements.push_back(memref::LoadOp::create(
-            b, loc, view->root, ValueRange{add(loc, at, index(loc, e))}));
+        elements.push_back(loadElement(loc, view->root,
+                                       add(loc, at, index(loc, e)),
+                                       type.getElementType()));
       load.replaceAllUsesWith(
           vector::FromElementsOp::create(b, loc, type, elements).getResult());
       dead.push_back(op);
@@ -444,8 +464,7 @@ private:
       for (int64_t e = 0; e < type.getNumElements(); ++e) {
         Value element =
             vector::ExtractOp::create(b, loc, store.getValueToStore(), e);
-        memref::StoreOp::create(b, loc, element, view->root,
-                                ValueRange{add(loc, at, index(loc, e))});
+        storeElement(loc, element, view->root, add(loc, at, index(loc, e)));
       }
       dead.push_back(op);
       return success();
@@ -584,19 +603,16 @@ struct TileVulkanPrepareSPIRV
       for (auto func : gpuModule.getOps<gpu::GPUFuncOp>()) {
         if (!func.isKernel())
           continue;
-        // SPIR-V has bf16 only through SPV_KHR_bfloat16, which tlc does
-        // not target yet.
-        bool bf16 = false;
+        // The SPIR-V environment declares no Float64 (not every Vulkan
+        // device has it, lavapipe and Apple's do not).
+        bool f64 = false;
         func.walk([&](Operation *op) {
           for (Type t : llvm::concat<const Type>(op->getOperandTypes(),
                                                  op->getResultTypes()))
-            bf16 |= getElementTypeOrSelf(t).isBF16() ||
-                    (llvm::isa<MemRefType>(t) &&
-                     llvm::cast<MemRefType>(t).getElementType().isBF16());
+            f64 |= getElementTypeOrSelf(t).isF64();
         });
-        if (bf16) {
-          func.emitError("bf16 is not supported on Vulkan yet (SPIR-V has "
-                         "it only through SPV_KHR_bfloat16); use f16 or f32");
+        if (f64) {
+          func.emitError("f64 is not supported on Vulkan; use f32");
           return signalPassFailure();
         }
         KernelRewriter rewriter(func, target);

@@ -15,11 +15,13 @@ for arch in lavapipe generic amd nvidia; do
     done
   done
 done
-# f16 data (copies convert 8 elements at a time).
-for ex in softmax gemm linear; do
-  tlc "$examples/$ex.tl" -target=vulkan -arch=generic -D T=f16 -emit=spirv \
-    -o "$out/$ex-f16.spv" 2> "$out/log" || { cat "$out/log"; exit 1; }
-  spirv-val --target-env vulkan1.2 "$out/$ex-f16.spv" ||
-    { echo "$ex f16: invalid"; exit 1; }
+# 16-bit data (copies convert 8 elements at a time; bf16 as its bits).
+for t in f16 bf16; do
+  for ex in softmax rmsnorm gemm linear; do
+    tlc "$examples/$ex.tl" -target=vulkan -arch=generic -D T=$t -emit=spirv \
+      -o "$out/$ex-$t.spv" 2> "$out/log" || { cat "$out/log"; exit 1; }
+    spirv-val --target-env vulkan1.2 "$out/$ex-$t.spv" ||
+      { echo "$ex $t: invalid"; exit 1; }
+  done
 done
 echo "validated"

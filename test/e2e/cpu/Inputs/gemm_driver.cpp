@@ -1,7 +1,7 @@
 // gemm_driver.cpp: checks examples/gemm.tl, C = A @ B, against a double
-// reference. Build with -DTLC_T_F16 for a kernel compiled with -D T=f16
-// (f16 inputs and output, f32 accumulation), and with -DTLC_LINEAR for
-// examples/linear.tl, C = A @ W^T with W stored [N, K].
+// reference. Build with -DTLC_T_F16 (-DTLC_T_BF16) for a kernel compiled
+// with -D T=f16 (bf16): 16-bit inputs and output, f32 accumulation; with
+// -DTLC_LINEAR for examples/linear.tl, C = A @ W^T with W stored [N, K].
 #include "check.h"
 #ifdef TLC_LINEAR
 #include "linear.h"
@@ -11,8 +11,10 @@
 
 #include <tuple>
 
-#ifdef TLC_T_F16
+#if defined(TLC_T_F16)
 using T = check::half_t;
+#elif defined(TLC_T_BF16)
+using T = check::bfloat16_t;
 #else
 using T = float;
 #endif
