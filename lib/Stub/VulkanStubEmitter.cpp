@@ -111,7 +111,7 @@ private:
         wordSources.push_back({a + ".strides[" + std::to_string(d) + "]",
                                "a stride of " + k.args[i].name});
       if (rank)
-        wordSources.push_back({"int64_t(1)", "an innermost stride"});
+        wordSources.push_back({"1", ""}); // the innermost stride
     }
     os << "    const void *tlc_tensors[] = {";
     for (size_t t = 0; t < tensors.size(); ++t)
@@ -123,12 +123,18 @@ private:
     os << (elementBytes.empty() ? "0" : "") << "};\n";
     os << "    uint32_t tlc_words[" << std::max<size_t>(wordSources.size(), 1)
        << "] = {};\n";
-    for (size_t w = 0; w < wordSources.size(); ++w)
-      os << "    if (!tlc::vulkan::pushWord(" << wordSources[w].first
-         << ", tlc_words[" << w << "]))\n"
+    for (size_t w = 0; w < wordSources.size(); ++w) {
+      const auto &[source, what] = wordSources[w];
+      if (what.empty()) { // a constant
+        os << "    tlc_words[" << w << "] = " << source << ";\n";
+        continue;
+      }
+      os << "    if (!tlc::vulkan::pushWord(" << source << ", tlc_words[" << w
+         << "]))\n"
          << "      return tlc::runtime::invalidArgument(std::string("
-         << quotedName() << ") + \": " << wordSources[w].second
+         << quotedName() << ") + \": " << what
          << " does not fit in 32 bits (Vulkan kernels take 32-bit sizes)\");\n";
+    }
     size_t words = tensors.size() + wordSources.size();
     if (pushWords && static_cast<size_t>(pushWords) != words)
       os << "#error \"tlc: the kernel reads " << pushWords

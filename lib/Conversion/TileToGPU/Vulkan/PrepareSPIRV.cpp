@@ -163,8 +163,9 @@ private:
         tensors.push_back(i);
         continue;
       }
+      // (tlc rejects f16 and bf16 scalars before any target.)
       if (!type.isIntOrFloat() || type.getIntOrFloatBitWidth() > 64 ||
-          type.isF64())
+          (llvm::isa<FloatType>(type) && !type.isF32()))
         return func.emitError("kernel argument ")
                << i << " of type " << type
                << " is not supported on Vulkan (push-constant words hold "
@@ -191,7 +192,7 @@ private:
       Value root = appendArgument(newType);
       Value offset =
           arith::IndexCastOp::create(b, loc, b.getIndexType(), word(binding));
-      views[old] = FlatView{root, offset, {}, {index(loc, 1)}};
+      views[old] = FlatView{root, offset, {}, {}};
     }
     // Scalars: loaded from their word, converted back to their type.
     for (auto [n, i] : llvm::enumerate(scalars)) {
@@ -201,10 +202,6 @@ private:
       unsigned bits = type.getIntOrFloatBitWidth();
       if (type.isF32())
         v = arith::BitcastOp::create(b, loc, type, v);
-      else if (llvm::isa<FloatType>(type)) // f16, bf16: the low 16 bits
-        v = arith::BitcastOp::create(
-            b, loc, type,
-            arith::TruncIOp::create(b, loc, b.getIntegerType(bits), v));
       else if (bits > 32)
         v = arith::ExtSIOp::create(b, loc, type, v);
       else if (bits < 32)
