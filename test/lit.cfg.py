@@ -92,3 +92,10 @@ import glob
 if glob.glob("/usr/lib/*/libvulkan.so.1") and glob.glob(
         "/usr/share/vulkan/icd.d/lvp_icd*.json"):
     config.available_features.add("lavapipe")
+
+# clang-22 (scripts/install-deps.sh installs it) parses the Metal target's
+# output on Linux: the MSL against test/Target/Metal/Inputs/metal-shim, the
+# Objective-C++ stubs against Inputs/fake-sdk. %clangxx is that compiler.
+if shutil.which("clang++-22"):
+    config.available_features.add("clang")
+    config.substitutions.append(("%clangxx", shutil.which("clang++-22")))

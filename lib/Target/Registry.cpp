@@ -3,6 +3,7 @@
 
 #include "CPU/CPUTarget.h"
 #include "CUDA/CUDATarget.h"
+#include "Metal/MetalTarget.h"
 #include "ROCm/ROCmTarget.h"
 #include "Vulkan/VulkanTarget.h"
 
@@ -16,7 +17,8 @@ struct TargetEntry {
 const TargetEntry kTargets[] = {{"cpu", createCPUTarget},
                                 {"cuda", createCUDATarget},
                                 {"rocm", createROCmTarget},
-                                {"vulkan", createVulkanTarget}};
+                                {"vulkan", createVulkanTarget},
+                                {"metal", createMetalTarget}};
 } // namespace
 
 std::vector<std::string> tlc::targetNames() {

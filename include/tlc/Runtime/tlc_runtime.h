@@ -574,6 +574,19 @@ inline void printDispatch(const char *kernel,
   std::fputs(text.c_str(), stderr);
 }
 
+/// Shader kernels (Vulkan, Metal) take sizes, strides and scalars as 32-bit
+/// words: a scalar argument or size as its word, false when it does not fit.
+inline bool pushWord(int64_t v, uint32_t &word) {
+  if (v < INT32_MIN || v > INT32_MAX)
+    return false;
+  word = static_cast<uint32_t>(static_cast<int32_t>(v));
+  return true;
+}
+inline bool pushWord(float v, uint32_t &word) {
+  std::memcpy(&word, &v, sizeof word);
+  return true;
+}
+
 } // namespace runtime
 } // namespace tlc
 

@@ -550,17 +550,7 @@ inline Status download(void *host, const void *address, size_t bytes) {
   return detail::transfer(const_cast<void *>(address), host, bytes, false);
 }
 
-/// A 32-bit push-constant word for a scalar argument or size.
-inline bool pushWord(int64_t v, uint32_t &word) {
-  if (v < INT32_MIN || v > INT32_MAX)
-    return false;
-  word = static_cast<uint32_t>(static_cast<int32_t>(v));
-  return true;
-}
-inline bool pushWord(float v, uint32_t &word) {
-  std::memcpy(&word, &v, sizeof word);
-  return true;
-}
+using runtime::pushWord;
 
 /// One kernel of an embedded SPIR-V module: its pipeline, made at the
 /// first launch.

@@ -138,6 +138,15 @@ StubFiles emitVulkanStub(const GpuKernelInfo &info,
                          const StubPlacement &placement, int64_t subgroupSize,
                          int64_t pushWords);
 
+/// Generates the Metal launch stub: the same API and the same kernel ABI
+/// as Vulkan's (tensor t at [[buffer(t)]], the push-constant words after
+/// them); the source is Objective-C++ and launches the MSL (info.binary,
+/// text) through tlc/Runtime/tlc_metal.h. `function`: the kernel's MSL
+/// name when it is not info.entryName.
+StubFiles emitMetalStub(const GpuKernelInfo &info,
+                        const StubPlacement &placement, int64_t subgroupSize,
+                        int64_t pushWords, llvm::StringRef function);
+
 } // namespace tlc
 
 #endif // TLC_STUB_STUBEMITTER_H

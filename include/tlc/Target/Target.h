@@ -76,6 +76,9 @@ struct CompiledModule {
   /// Vulkan kernels: the 32-bit words of their push constants
   /// (tile.vulkan_push_words), which the stub must fill.
   llvm::StringMap<int64_t> pushConstantWords;
+  /// Kernels whose function has another name in the shipped code (Metal:
+  /// SPIRV-Cross makes doubled underscores single): entry -> that name.
+  llvm::StringMap<std::string> functionNames;
 };
 
 /// A failed compile. `diagnosed`: the errors were reported (located, through
@@ -113,6 +116,9 @@ public:
   virtual TargetConstants languageConstants() const = 0;
   /// File name extension of the compiled kernels (".o").
   virtual llvm::StringRef binaryExtension() const = 0;
+  /// File name extension of the stubs' sources (".cpp"; Metal's are
+  /// Objective-C++, ".mm").
+  virtual llvm::StringRef stubSourceExtension() const { return ".cpp"; }
   /// File name extension of -emit=asm (".s").
   virtual llvm::StringRef asmExtension() const { return ".s"; }
   /// The -emit= kinds this target adds (beyond ast, tile, gpu, llvm, asm,

@@ -47,6 +47,11 @@ using namespace tlc;
 
 namespace {
 
+/// The API in messages: Metal's kernels are this SPIR-V too.
+llvm::StringRef apiName(tile::TargetAttr target) {
+  return target.getVendor() == "metal" ? "Metal" : "Vulkan";
+}
+
 /// A memref value seen as a window of a 1-D root: element (i0, i1, ...)
 /// is root[offset + i0 * strides[0] + i1 * strides[1] + ...].
 struct FlatView {
@@ -167,8 +172,9 @@ private:
       if (!type.isIntOrFloat() || type.getIntOrFloatBitWidth() > 64 ||
           (llvm::isa<FloatType>(type) && !type.isF32()))
         return func.emitError("kernel argument ")
-               << i << " of type " << type
-               << " is not supported on Vulkan (push-constant words hold "
+               << i << " of type " << type << " is not supported on "
+               << apiName(target)
+               << " (push-constant words hold "
                   "32-bit integers and f32)";
       scalars.push_back(i);
     }
@@ -200,11 +206,26 @@ private:
       Type type = old.getType();
       Value v = word(tensors.size() + n);
       unsigned bits = type.getIntOrFloatBitWidth();
-      if (type.isF32())
+      if (type.isF32()) {
         v = arith::BitcastOp::create(b, loc, type, v);
-      else if (bits > 32)
+      } else if (bits > 32) {
+        // Sizes and strides (i64 in tile) mostly become indices: cast the
+        // word itself, so that the shader needs no Int64 (an optional
+        // Vulkan feature, and MSL before 2.2 has no 64-bit integers).
+        Value asIndex;
+        for (OpOperand &use : llvm::make_early_inc_range(old.getUses())) {
+          auto cast = llvm::dyn_cast<arith::IndexCastOp>(use.getOwner());
+          if (!cast)
+            continue;
+          if (!asIndex)
+            asIndex = arith::IndexCastOp::create(b, loc, b.getIndexType(), v);
+          cast.replaceAllUsesWith(asIndex);
+          cast.erase();
+        }
+        if (old.use_empty())
+          continue;
         v = arith::ExtSIOp::create(b, loc, type, v);
-      else if (bits < 32)
+      } else if (bits < 32)
         v = arith::TruncIOp::create(b, loc, type, v);
       old.replaceAllUsesWith(v);
     }
@@ -269,7 +290,8 @@ private:
     }
     if (bytes > target.getMaxSharedBytes())
       return func.emitError("kernel needs ")
-             << bytes << " bytes of workgroup memory on Vulkan (shared "
+             << bytes << " bytes of workgroup memory on " << apiName(target)
+             << " (shared "
              << "tiles of different element types cannot share memory "
                 "there); "
              << target.getArch() << " allows " << target.getMaxSharedBytes()
@@ -582,6 +604,37 @@ LogicalResult scalarizeWideVectors(gpu::GPUFuncOp func) {
   return failure(left.wasInterrupted());
 }
 
+/// Indices are 32-bit in the shader: an index widened to i64 only to become
+/// a float (a row length as the divisor of a mean) is cast to i32 instead,
+/// so that the shader needs no Int64.
+void narrowIndexToFloatCasts(gpu::GPUFuncOp func) {
+  OpBuilder b(func.getContext());
+  SmallVector<arith::IndexCastOp> casts;
+  func.walk([&](arith::IndexCastOp cast) {
+    if (!cast.getType().isInteger(64) ||
+        !llvm::isa<IndexType>(cast.getIn().getType()))
+      return;
+    if (llvm::all_of(cast->getUsers(), [](Operation *user) {
+          return llvm::isa<arith::SIToFPOp>(user);
+        }))
+      casts.push_back(cast);
+  });
+  for (arith::IndexCastOp cast : casts) {
+    b.setInsertionPoint(cast);
+    Value narrow = arith::IndexCastOp::create(b, cast.getLoc(), b.getI32Type(),
+                                              cast.getIn());
+    for (Operation *user : llvm::make_early_inc_range(cast->getUsers())) {
+      b.setInsertionPoint(user);
+      auto convert = llvm::cast<arith::SIToFPOp>(user);
+      Value converted = arith::SIToFPOp::create(b, convert.getLoc(),
+                                                convert.getType(), narrow);
+      convert.replaceAllUsesWith(converted);
+      convert.erase();
+    }
+    cast.erase();
+  }
+}
+
 struct TileVulkanPrepareSPIRV
     : public tlc::impl::TileVulkanPrepareSPIRVBase<TileVulkanPrepareSPIRV> {
   using Base::Base;
@@ -589,7 +642,8 @@ struct TileVulkanPrepareSPIRV
   void runOnOperation() override {
     ModuleOp module = getOperation();
     tile::TargetAttr target = tile::getTarget(module);
-    if (!target || target.getVendor() != "vulkan") {
+    if (!target ||
+        (target.getVendor() != "vulkan" && target.getVendor() != "metal")) {
       module.emitError() << "tile-vulkan-prepare-spirv needs a Vulkan target "
                             "description (#tile.target) on the module";
       return signalPassFailure();
@@ -609,12 +663,14 @@ struct TileVulkanPrepareSPIRV
             f64 |= getElementTypeOrSelf(t).isF64();
         });
         if (f64) {
-          func.emitError("f64 is not supported on Vulkan; use f32");
+          func.emitError("f64 is not supported on ")
+              << apiName(target) << "; use f32";
           return signalPassFailure();
         }
         KernelRewriter rewriter(func, target);
         if (failed(rewriter.run()) || failed(scalarizeWideVectors(func)))
           return signalPassFailure();
+        narrowIndexToFloatCasts(func);
         auto threads = func->getAttrOfType<IntegerAttr>(tile::attr::kThreads);
         int32_t size = threads ? threads.getInt() : 1;
         func->setAttr(

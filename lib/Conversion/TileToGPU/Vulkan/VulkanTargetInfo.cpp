@@ -19,13 +19,15 @@ using namespace tlc;
 using namespace tlc::gpu_lowering;
 
 void gpu_lowering::vulkan::registerTargetInfo() {
-  registerGPUTargetInfo(
-      "vulkan",
-      [](tile::TargetAttr target) -> std::unique_ptr<GPUTargetInfo> {
-        // The defaults are Vulkan's (shuffles through gpu.shuffle).
-        return std::make_unique<GPUTargetInfo>(target);
-      },
-      [](DialectRegistry &registry) {
-        registry.insert<spirv::SPIRVDialect>();
-      });
+  // Metal's kernels are this SPIR-V, translated to MSL: the same lowering.
+  for (llvm::StringRef vendor : {"vulkan", "metal"})
+    registerGPUTargetInfo(
+        vendor,
+        [](tile::TargetAttr target) -> std::unique_ptr<GPUTargetInfo> {
+          // The defaults are Vulkan's (shuffles through gpu.shuffle).
+          return std::make_unique<GPUTargetInfo>(target);
+        },
+        [](DialectRegistry &registry) {
+          registry.insert<spirv::SPIRVDialect>();
+        });
 }

@@ -17,9 +17,16 @@
 #define TLC_TEST_E2E_CHECK_H
 
 #include "tlc/Runtime/tlc_runtime.h"
-#ifdef TLC_CHECK_VULKAN
+#if defined(TLC_CHECK_VULKAN)
 #include "tlc/Runtime/tlc_vulkan.h"
 #include <cstdlib>
+#define TLC_CHECK_DEVICE_MIRRORS
+namespace check_device = tlc::vulkan;
+#elif defined(TLC_CHECK_METAL)
+#include "tlc/Runtime/tlc_metal.h"
+#include <cstdlib>
+#define TLC_CHECK_DEVICE_MIRRORS
+namespace check_device = tlc::metal;
 #endif
 
 #include <cmath>
@@ -183,12 +190,13 @@ private:
   uint64_t state;
 };
 
-//===--- Device mirrors (Vulkan) ------------------------------------------===//
+//===--- Device mirrors (Vulkan, Metal) -----------------------------------===//
 
-#ifdef TLC_CHECK_VULKAN
-/// With -DTLC_CHECK_VULKAN the same drivers check Vulkan stubs: a view is a
-/// copy of the host tensor (padding and guard included) in a buffer of
-/// tlc::vulkan::allocate, copied back when the launch is reported.
+#ifdef TLC_CHECK_DEVICE_MIRRORS
+/// With -DTLC_CHECK_VULKAN (-DTLC_CHECK_METAL) the same drivers check
+/// Vulkan (Metal) stubs: a view is a copy of the host tensor (padding and
+/// guard included) in a buffer of the runtime's allocate, copied back when
+/// the launch is reported.
 struct DeviceMirror {
   void *host;
   size_t bytes;
@@ -200,9 +208,9 @@ inline std::vector<DeviceMirror> &deviceMirrors() {
 }
 inline void *mirrorOnDevice(void *host, size_t bytes) {
   void *device = nullptr;
-  tlc::Status s = tlc::vulkan::allocate(bytes, device);
+  tlc::Status s = check_device::allocate(bytes, device);
   if (s.ok())
-    s = tlc::vulkan::upload(device, host, bytes);
+    s = check_device::upload(device, host, bytes);
   if (!s.ok()) {
     std::printf("FAIL device buffer: %s\n", s.message.c_str());
     std::exit(1);
@@ -212,8 +220,8 @@ inline void *mirrorOnDevice(void *host, size_t bytes) {
 }
 inline void copyMirrorsBack() {
   for (const DeviceMirror &m : deviceMirrors()) {
-    tlc::vulkan::download(m.host, m.device, m.bytes);
-    tlc::vulkan::release(m.device);
+    check_device::download(m.host, m.device, m.bytes);
+    check_device::release(m.device);
   }
   deviceMirrors().clear();
 }
@@ -299,7 +307,7 @@ public:
       t.strides[d] = stride;
       stride *= d + 1 == shape_.size() ? ld_ : shape_[d];
     }
-#ifdef TLC_CHECK_VULKAN
+#ifdef TLC_CHECK_DEVICE_MIRRORS
     t.data = mirrorOnDevice(buf_.data(), buf_.size() * sizeof(S));
 #endif
     return t;
@@ -342,7 +350,7 @@ public:
   /// Reports a launch that failed; returns status.ok().
   bool launched(const tlc::Status &status, const std::string &name,
                 const std::string &size) {
-#ifdef TLC_CHECK_VULKAN
+#ifdef TLC_CHECK_DEVICE_MIRRORS
     copyMirrorsBack();
 #endif
     if (status.ok())

@@ -27,7 +27,10 @@ int main() {
       {1, 1, 1, 0},       {3, 5, 7, 0},      {17, 33, 9, 3},
       {1, 257, 100, 0},   {100, 1, 257, 1},  {96, 128, 128, 0},
       {100, 130, 257, 5}, {257, 100, 64, 0}, {192, 256, 300, 2}};
-  for (auto [M, N, K, pad] : cases) {
+  for (const auto &shape : cases) {
+    // Plain variables: lambdas below capture them (C++17).
+    int64_t M = std::get<0>(shape), N = std::get<1>(shape),
+            K = std::get<2>(shape), pad = std::get<3>(shape);
     std::string size = check::sizeStr({M, N, K});
 #ifdef TLC_LINEAR
     std::string name = std::string("linear.") + check::Elem<T>::name;
