@@ -1,9 +1,12 @@
 // RUN: tlc-opt %s --tile-vulkan-prepare-spirv | FileCheck %s
+// RUN: tlc-opt %s --tile-vulkan-prepare-spirv | FileCheck %s --check-prefix=NO64
 // tile-vulkan-prepare-spirv: the tensor becomes a runtime array at binding
 // 0 (and the f16 one at 1), the scalars words of the push constants (word 0: the tensor's element
 // offset), views of it and of the shared bytes linear indices into 1-D
 // roots, vector loads scalar loads, register arrays Function storage,
-// elementwise ops on vectors of more than 4 lanes one op per lane.
+// elementwise ops on vectors of more than 4 lanes one op per lane. No
+// 64-bit integers remain: i64 sizes become indices straight from their
+// 32-bit words, an index widened to i64 to become a float is cast to i32.
 
 // CHECK: gpu.module @tlc_kernels attributes {spirv.target_env = #spirv.target_env<#spirv.vce<v1.5
 // CHECK-SAME: subgroup_size = 8
@@ -25,10 +28,13 @@
 // CHECK: memref.store %{{.*}}, %[[SHARED]][%{{.*}}] : memref<64xf32, #spirv.storage_class<Workgroup>>
 // The 8-wide extf becomes 8 scalar ones on the loaded elements.
 // CHECK-COUNT-8: arith.extf %{{.*}} : f16 to f32
+// CHECK: %[[LEN:.*]] = arith.index_cast %{{.*}} : index to i32
+// CHECK: arith.sitofp %[[LEN]] : i32 to f32
 // CHECK-NOT: vector<8x
 // CHECK-NOT: memref.reinterpret_cast
 // CHECK-NOT: memref.view
 // CHECK-NOT: gpu.dynamic_shared_memory
+// NO64-NOT: {{i64 to|to i64|extsi}}
 module attributes {gpu.container_module, tile.target = #tile.target<vendor = "vulkan", arch = "lavapipe", warp_size = 8, max_shared_bytes = 32768, max_threads = 1024, max_registers = 255, vector_bytes = 4, async_copy = false, mma = "">} {
   gpu.module @tlc_kernels {
     gpu.func @tlc_k(%x: memref<1xf32>, %m: i64, %n: i64, %s: i64, %h: memref<1xf16>) kernel attributes {tile.threads = 64 : i64, tile.shared_bytes = 256 : i64} {
@@ -50,6 +56,9 @@ module attributes {gpu.container_module, tile.target = #tile.target<vendor = "vu
       %eight = vector.load %hv[%c0] : memref<?xf16, strided<[1]>>, vector<8xf16>
       %wide = arith.extf %eight : vector<8xf16> to vector<8xf32>
       vector.store %wide, %v[%c0, %c0] : memref<?x?xf32, strided<[?, 1]>>, vector<8xf32>
+      %len = arith.index_cast %ni : index to i64
+      %lenf = arith.sitofp %len : i64 to f32
+      memref.store %lenf, %regs[%c0, %c0] : memref<2x2xf32>
       gpu.return
     }
   }

@@ -9,6 +9,11 @@ for arch in lavapipe generic amd nvidia; do
     spv="$out/$ex-$arch.spv"
     tlc "$examples/$ex.tl" -target=vulkan -arch=$arch -D T=f32 -emit=spirv \
       -o "$spv" 2> "$out/log" || { cat "$out/log"; exit 1; }
+    # Sizes and strides are 32-bit words: no shader needs 64-bit integers
+    # (an optional Vulkan feature; MSL before 2.2 has none).
+    if spirv-dis "$spv" | grep -q "OpCapability Int64"; then
+      echo "$ex -arch=$arch: needs Int64"; exit 1
+    fi
     for env in vulkan1.2 vulkan1.3; do
       spirv-val --target-env $env "$spv" ||
         { echo "$ex -arch=$arch: invalid for $env"; exit 1; }
@@ -20,6 +25,9 @@ for t in f16 bf16; do
   for ex in softmax rmsnorm gemm linear; do
     tlc "$examples/$ex.tl" -target=vulkan -arch=generic -D T=$t -emit=spirv \
       -o "$out/$ex-$t.spv" 2> "$out/log" || { cat "$out/log"; exit 1; }
+    if spirv-dis "$out/$ex-$t.spv" | grep -q "OpCapability Int64"; then
+      echo "$ex $t: needs Int64"; exit 1
+    fi
     spirv-val --target-env vulkan1.2 "$out/$ex-$t.spv" ||
       { echo "$ex $t: invalid"; exit 1; }
   done
