@@ -2,7 +2,7 @@
 #
 #   tlc_add_kernels(<lib>
 #                   SOURCES <file.tl>...
-#                   TARGET <target>        (cpu)
+#                   TARGET <target>        (cpu, cuda, rocm, vulkan, metal)
 #                   [ARCH <arch>]
 #                   [DEFINES <NAME=VALUE>...]
 #                   [IMPORT_DIRS <dir>...]
@@ -37,7 +37,7 @@ cmake_policy(VERSION 3.20...3.31)
 # tlc::runtime (for example CUDA::cuda_driver, after
 # find_package(CUDAToolkit)).
 function(_tlc_target_info target supported_var suffix_var libs_var)
-  set(supported cpu cuda rocm)
+  set(supported cpu cuda rocm vulkan metal)
   set(${supported_var} "${supported}" PARENT_SCOPE)
   if(target STREQUAL "cpu")
     set(${suffix_var} ".o" PARENT_SCOPE)
@@ -51,6 +51,16 @@ function(_tlc_target_info target supported_var suffix_var libs_var)
     # dlopen.
     set(${suffix_var} ".hsaco" PARENT_SCOPE)
     set(${libs_var} "${CMAKE_DL_LIBS}" PARENT_SCOPE)
+  elseif(target STREQUAL "vulkan")
+    # The SPIR-V is embedded in the stubs, which load libvulkan with dlopen
+    # (the Vulkan headers must be on the include path: libvulkan-dev).
+    set(${suffix_var} ".spv" PARENT_SCOPE)
+    set(${libs_var} "${CMAKE_DL_LIBS}" PARENT_SCOPE)
+  elseif(target STREQUAL "metal")
+    # The MSL is embedded in Objective-C++ stubs (.mm) that use the Metal
+    # framework.
+    set(${suffix_var} ".metal" PARENT_SCOPE)
+    set(${libs_var} "-framework Metal;-framework Foundation" PARENT_SCOPE)
   else()
     set(${suffix_var} "" PARENT_SCOPE)
   endif()
@@ -85,6 +95,20 @@ function(tlc_add_kernels lib)
   if(NOT "CXX" IN_LIST languages)
     message(FATAL_ERROR "${where}: the launch stubs are C++; enable CXX in "
       "project() or with enable_language(CXX)")
+  endif()
+  # Metal's stubs are Objective-C++ and need the Metal framework: macOS.
+  set(stub_ext ".cpp")
+  if(ARG_TARGET STREQUAL "metal")
+    if(NOT APPLE)
+      message(FATAL_ERROR "${where}: TARGET metal builds its stubs on macOS "
+        "only (Objective-C++ and the Metal framework); elsewhere run "
+        "tlc -target=metal and build the .mm stubs on a Mac (docs/metal.md)")
+    endif()
+    if(NOT "OBJCXX" IN_LIST languages)
+      message(FATAL_ERROR "${where}: Metal's launch stubs are Objective-C++; "
+        "enable OBJCXX in project() or with enable_language(OBJCXX)")
+    endif()
+    set(stub_ext ".mm")
   endif()
 
   # tlc's command line, the same for every file of the library.
@@ -134,12 +158,13 @@ function(tlc_add_kernels lib)
     if(shown MATCHES "^\\.\\./")
       set(shown "${src}")
     endif()
-    # tlc writes STEM.o (cpu) or STEM.fatbin (cuda, embedded in the stubs),
-    # NAME.h + NAME.cpp per kernel and, for --bundle,
-    # STEM.tlc.h + STEM.tlc.cpp: the names CMake can know before tlc runs.
+    # tlc writes STEM.o (cpu) or the device code embedded in the stubs
+    # (STEM.fatbin, .hsaco, .spv, .metal), NAME.h + NAME.cpp (Metal: .mm)
+    # per kernel and, for --bundle, STEM.tlc.h + STEM.tlc.cpp (.mm): the
+    # names CMake can know before tlc runs.
     set(object "${out}/${stem}${suffix}")
     set(bundle_h "${out}/${stem}.tlc.h")
-    set(bundle_cpp "${out}/${stem}.tlc.cpp")
+    set(bundle_cpp "${out}/${stem}.tlc${stub_ext}")
     set(depfile "${out}/${stem}.d")
     add_custom_command(
       OUTPUT "${object}" "${bundle_h}" "${bundle_cpp}"

@@ -6,7 +6,8 @@
 #   3. touch the .tl file that one kernel file imports: exactly that file's
 #      tlc command runs again; then nothing to do;
 #   4. touch a .tl file nobody imports: only its own tlc command runs;
-#   5. an unsupported TARGET stops the configure with a clear message.
+#   5. an unsupported TARGET (and TARGET metal off macOS) stops the configure
+#      with a clear message.
 # Usage: consumer.sh BUILD_DIR SOURCE_DIR   (cmake, ctest, ninja from PATH
 # unless CMAKE / CTEST are set)
 set -euo pipefail
@@ -101,15 +102,30 @@ cat >"$tmp/bad/CMakeLists.txt" <<'CML'
 cmake_minimum_required(VERSION 3.20)
 project(bad LANGUAGES CXX)
 find_package(tlc CONFIG REQUIRED)
-tlc_add_kernels(k SOURCES k.tl TARGET metal)
+tlc_add_kernels(k SOURCES k.tl TARGET opencl)
 CML
 if "$cmake" -G Ninja -S "$tmp/bad" -B "$tmp/bad/build" \
     -DCMAKE_PREFIX_PATH="$prefix" >"$tmp/bad.log" 2>&1; then
-  fail "TARGET metal was accepted"
+  fail "TARGET opencl was accepted"
 fi
-grep -q "TARGET 'metal' is not supported" "$tmp/bad.log" &&
-  grep -q "supported targets: cpu, cuda, rocm" "$tmp/bad.log" ||
-  { cat "$tmp/bad.log"; fail "no clear message for TARGET metal"; }
+grep -q "TARGET 'opencl' is not supported" "$tmp/bad.log" &&
+  grep -q "supported targets: cpu, cuda, rocm, vulkan, metal" "$tmp/bad.log" ||
+  { cat "$tmp/bad.log"; fail "no clear message for TARGET opencl"; }
+
+echo "== TARGET metal off macOS is rejected at configure time"
+mkdir -p "$tmp/metal"
+cat >"$tmp/metal/CMakeLists.txt" <<'CML'
+cmake_minimum_required(VERSION 3.20)
+project(metal LANGUAGES CXX)
+find_package(tlc CONFIG REQUIRED)
+tlc_add_kernels(k SOURCES k.tl TARGET metal)
+CML
+if "$cmake" -G Ninja -S "$tmp/metal" -B "$tmp/metal/build" \
+    -DCMAKE_PREFIX_PATH="$prefix" >"$tmp/metal.log" 2>&1; then
+  fail "TARGET metal was accepted off macOS"
+fi
+grep -q "TARGET metal builds its stubs on macOS only" "$tmp/metal.log" ||
+  { cat "$tmp/metal.log"; fail "no clear message for TARGET metal off macOS"; }
 
 echo "== a TUNING database that does not exist is rejected at configure time"
 mkdir -p "$tmp/nodb"
@@ -184,5 +200,7 @@ else
 fi
 # TARGET rocm needs ld.lld and the ROCm device libraries (install-deps.sh).
 gpu_consumer rocm gfx942 .hsaco
+# TARGET vulkan needs the Vulkan headers (libvulkan-dev, install-deps.sh).
+gpu_consumer vulkan lavapipe .spv
 
 echo "PASS: cmake consumer"

@@ -296,6 +296,13 @@ private:
     NSString *macro = [NSString stringWithFormat:@"TLC_KERNEL_%s", unit];
     MTLCompileOptions *options = [MTLCompileOptions new];
     options.preprocessorMacros = @{macro : @1};
+    // IEEE semantics: the kernels start reductions at -inf and test for
+    // NaN, which fast math may assume away. (fastMathEnabled is deprecated
+    // for mathMode since macOS 15 and still honored.)
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wdeprecated-declarations"
+    options.fastMathEnabled = NO;
+#pragma clang diagnostic pop
     NSError *failure = nil;
     id<MTLLibrary> library = [c.device newLibraryWithSource:text
                                                     options:options

@@ -10,6 +10,8 @@ typedef signed char BOOL;
 typedef unsigned long NSUInteger;
 typedef long NSInteger;
 #define nil ((id)0)
+#define YES ((BOOL)1)
+#define NO ((BOOL)0)
 #define NS_ENUM(type, name)                                                    \
   enum name : type name;                                                       \
   enum name : type

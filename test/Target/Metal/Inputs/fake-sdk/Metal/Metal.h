@@ -71,6 +71,7 @@ typedef NS_ENUM(NSUInteger, MTLCommandBufferStatus) {
 
 @interface MTLCompileOptions : NSObject
 @property(copy) NSDictionary<NSString *, NSObject *> *preprocessorMacros;
+@property(readwrite, nonatomic) BOOL fastMathEnabled;
 @end
 
 @protocol MTLDevice <NSObject>
