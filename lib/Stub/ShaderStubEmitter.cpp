@@ -66,7 +66,8 @@ class ShaderStubEmitter : public EmbeddedBinaryStub {
 public:
   ShaderStubEmitter(const ShaderRuntime &runtime, const GpuKernelInfo &info,
                     const StubPlacement &placement, int64_t subgroupSize,
-                    int64_t pushWords, llvm::StringRef function = "")
+                    const std::vector<int32_t> *pushWords,
+                    llvm::StringRef function = "")
       : EmbeddedBinaryStub(info.kernel, placement), runtime(runtime),
         info(info), subgroupSize(subgroupSize), pushWords(pushWords),
         function(function.empty() ? info.entryName : function.str()) {}
@@ -79,7 +80,14 @@ public:
 private:
   const ShaderRuntime &runtime;
   const GpuKernelInfo &info;
-  int64_t subgroupSize, pushWords;
+  int64_t subgroupSize;
+  const std::vector<int32_t> *pushWords;
+
+public:
+  /// Vulkan: the words come in a storage buffer.
+  bool paramsBuffer = false;
+
+private:
   std::string function;
 
   std::string abiComment() const override {
@@ -195,17 +203,35 @@ private:
          << quotedName() << ") + \": " << what << " does not fit in 32 bits ("
          << runtime.title << " kernels take 32-bit sizes)\");\n";
     }
+    // The kernel's block holds the words it reads, listed by their index
+    // in the ABI's list (all of them when the kernel is not known).
     size_t words = tensors.size() + wordSources.size();
-    if (pushWords && static_cast<size_t>(pushWords) != words)
-      os << "#error \"tlc: the kernel reads " << pushWords
-         << " push-constant words; this stub would write " << words << "\"\n";
+    std::vector<int32_t> block;
+    if (pushWords)
+      block = *pushWords;
+    else
+      for (size_t w = 0; w < words; ++w)
+        block.push_back(static_cast<int32_t>(w));
+    for (int32_t w : block)
+      if (w < 0 || static_cast<size_t>(w) >= words) {
+        os << "#error \"tlc: the kernel reads word " << w
+           << " of its push constants; this stub has " << words << "\"\n";
+        break;
+      }
+    os << "    static const uint32_t tlc_push_words[] = {";
+    for (size_t i = 0; i < block.size(); ++i)
+      os << (i ? ", " : "") << block[i];
+    os << (block.empty() ? "0" : "") << "};\n";
     os << "    static " << runtime.space << "::Kernel tlc_kernel("
        << binaryVar() << ", " << binarySizeVar() << ", \"" << info.entryName
        << "\", ";
     if (runtime.textKernel) // the unit's macro names the entry point
       os << "\"" << function << "\", ";
-    os << tensors.size() << ", " << words << ", " << info.threads << ", "
-       << subgroupSize << ");\n";
+    os << tensors.size() << ", tlc_push_words, " << block.size() << ", "
+       << info.threads << ", " << subgroupSize;
+    if (!runtime.textKernel)
+      os << ", /*paramsBuffer=*/" << (paramsBuffer ? "true" : "false");
+    os << ");\n";
     os << "    return tlc_kernel.launch(" << quotedName()
        << ", tlc_gx, tlc_gy, tlc_gz, tlc_tensors, tlc_element_bytes, "
           "tlc_words);\n";
@@ -216,14 +242,18 @@ private:
 
 StubFiles tlc::emitVulkanStub(const GpuKernelInfo &info,
                               const StubPlacement &placement,
-                              int64_t subgroupSize, int64_t pushWords) {
-  return ShaderStubEmitter(kVulkan, info, placement, subgroupSize, pushWords)
-      .emit();
+                              int64_t subgroupSize,
+                              const std::vector<int32_t> *pushWords,
+                              bool paramsBuffer) {
+  ShaderStubEmitter emitter(kVulkan, info, placement, subgroupSize, pushWords);
+  emitter.paramsBuffer = paramsBuffer;
+  return emitter.emit();
 }
 
 StubFiles tlc::emitMetalStub(const GpuKernelInfo &info,
                              const StubPlacement &placement,
-                             int64_t subgroupSize, int64_t pushWords,
+                             int64_t subgroupSize,
+                             const std::vector<int32_t> *pushWords,
                              llvm::StringRef function) {
   return ShaderStubEmitter(kMetal, info, placement, subgroupSize, pushWords,
                            function)

@@ -20,7 +20,11 @@ while read -r name example defines _; do
   args=()
   [[ $defines != - ]] && IFS=, read -r -a args <<< "$defines"
   rm -rf "${out:?}/$name" && mkdir -p "$out/$name"
-  "$tlc" "$root/examples/$example" -target=metal "${args[@]}" -o "$out/$name/"
+  IFS=+ read -r -a files <<< "$example"
+  for file in "${files[@]}"; do
+    "$tlc" "$root/examples/$file" -target=metal --bundle "${args[@]}" \
+      -o "$out/$name/"
+  done
   n=$((n + 1))
 done < "$root/scripts/metal/cases.txt"
 echo "pack-examples: $n examples in $out; on a Mac: bash $out/run-examples.sh"

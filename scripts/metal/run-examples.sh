@@ -19,7 +19,8 @@ while read -r name _ _ driver stub driver_defines; do
   [[ $driver_defines != - ]] && IFS=, read -r -a defines <<< "$driver_defines"
   flags=(-x objective-c++ -std=c++17 -DTLC_CHECK_METAL "${defines[@]}"
          -I"$here/include" -I"$here/$name")
-  sources=("$here/drivers/$driver" "$here/$name/$stub.mm")
+  sources=("$here/drivers/$driver")
+  [[ $stub != - ]] && sources+=("$here/$name/$stub.mm")
   if [[ -n $check_only ]]; then
     if "$cxx" "${flags[@]}" -fsyntax-only -Wall -Werror -I"$check_only" \
         "${sources[@]}"; then

@@ -67,3 +67,24 @@ func.func @grouped(%X: memref<?x?xf32, strided<[?, 1], offset: ?>>)
   tile.copy %acc to %X[%i, %c0] : memref<16x16xf32, #tile.scope<fragment>>, memref<?x?xf32, strided<[?, 1], offset: ?>>
   return
 }
+
+// Every use of a symbolic dimension has the same extent (the stub checks):
+// X's and Y's N (tile.dims) both read X's parameter; Y's own stays unused.
+// CHECK: gpu.func @tlc_shared_dims(%[[SX:.*]]: memref<1xf32>, %[[SXM:.*]]: i64, %[[SXN:.*]]: i64, %{{.*}}: i64, %{{.*}}: i64, %[[SY:.*]]: memref<1xf32>, %[[SYN:.*]]: i64, %{{.*}}: i64)
+// CHECK-NOT: arith.index_cast %[[SYN]]
+// CHECK: memref.reinterpret_cast %[[SX]]
+// CHECK-NOT: arith.index_cast %[[SYN]]
+// CHECK: %[[NY:.*]] = arith.index_cast %[[SXN]] : i64 to index
+// CHECK-NEXT: arith.constant 0
+// CHECK-NEXT: memref.reinterpret_cast %[[SY]] to offset: [%{{.*}}], sizes: [%[[NY]]]
+// CHECK-NOT: arith.index_cast %[[SYN]]
+// CHECK: gpu.return
+func.func @shared_dims(%X: memref<?x?xf32, strided<[?, 1], offset: ?>>, %Y: memref<?xf32, strided<[1], offset: ?>>)
+    attributes {tile.kernel, tile.threads = 32 : i64, tile.grid_rank = 1 : i64,
+                tile.dims = {M = [array<i64: 0, 0>], N = [array<i64: 0, 1>, array<i64: 1, 0>]}} {
+  %c0 = arith.constant 0 : index
+  %t = tile.alloc : memref<32xf32, #tile.scope<shared>>
+  tile.copy %X[%c0, %c0] to %t : memref<?x?xf32, strided<[?, 1], offset: ?>>, memref<32xf32, #tile.scope<shared>>
+  tile.copy %t to %Y[%c0] : memref<32xf32, #tile.scope<shared>>, memref<?xf32, strided<[1], offset: ?>>
+  return
+}

@@ -195,11 +195,11 @@ public:
   /// `unit`: the entry point that names the kernel's translation unit
   /// (TLC_KERNEL_<unit>); `function`: its MSL function.
   Kernel(const char *source, size_t sourceSize, const char *unit,
-         const char *function, uint32_t bindings, uint32_t pushWords,
-         uint32_t threads, uint32_t simdWidth)
+         const char *function, uint32_t bindings, const uint32_t *block,
+         uint32_t pushWords, uint32_t threads, uint32_t simdWidth)
       : source(source), sourceSize(sourceSize), unit(unit), function(function),
-        bindings(bindings), pushWords(pushWords), threads(threads),
-        simdWidth(simdWidth) {}
+        bindings(bindings), block(block), pushWords(pushWords),
+        threads(threads), simdWidth(simdWidth) {}
   Kernel(const Kernel &) = delete;
   Kernel &operator=(const Kernel &) = delete;
 
@@ -223,7 +223,7 @@ public:
       return runtime::invalidArgument(std::string(kernel) +
                                       ": the grid exceeds 2^32-1 "
                                       "threadgroups in a dimension");
-    std::vector<uint32_t> push(pushWords ? pushWords : 1);
+    std::vector<uint32_t> offsets(bindings), push(pushWords ? pushWords : 1);
     std::vector<id<MTLBuffer>> buffers(bindings);
     for (uint32_t t = 0; t < bindings; ++t) {
       uint64_t at = reinterpret_cast<uint64_t>(tensors[t]);
@@ -242,10 +242,10 @@ public:
             std::string(kernel) + ": tensor " + std::to_string(t) +
             " starts past element 2^31 of its allocation");
       buffers[t] = found->second;
-      push[t] = static_cast<uint32_t>(offset / elementBytes[t]);
+      offsets[t] = static_cast<uint32_t>(offset / elementBytes[t]);
     }
-    for (uint32_t w = bindings; w < pushWords; ++w)
-      push[w] = words[w - bindings];
+    runtime::pushBlock(offsets.data(), bindings, words, block, pushWords,
+                       push.data());
     @autoreleasepool {
       id<MTLCommandBuffer> commands = [c.queue commandBuffer];
       id<MTLComputeCommandEncoder> encoder = [commands computeCommandEncoder];
@@ -275,7 +275,9 @@ private:
   size_t sourceSize;
   const char *unit;
   const char *function;
-  uint32_t bindings, pushWords, threads, simdWidth;
+  uint32_t bindings;
+  const uint32_t *block; // the ABI's word of each pushed word
+  uint32_t pushWords, threads, simdWidth;
   Status made;
   bool tried = false;
   id<MTLComputePipelineState> pipeline = nil;

@@ -587,6 +587,16 @@ inline bool pushWord(float v, uint32_t &word) {
   return true;
 }
 
+/// A shader kernel's push-constant block: the ABI lists each tensor's
+/// element offset, then the stub's `words`; the kernel reads `count` of
+/// them, word i being the ABI's word block[i].
+inline void pushBlock(const uint32_t *offsets, uint32_t tensors,
+                      const uint32_t *words, const uint32_t *block,
+                      uint32_t count, uint32_t *out) {
+  for (uint32_t i = 0; i < count; ++i)
+    out[i] = block[i] < tensors ? offsets[block[i]] : words[block[i] - tensors];
+}
+
 } // namespace runtime
 } // namespace tlc
 

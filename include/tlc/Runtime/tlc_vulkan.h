@@ -557,10 +557,11 @@ using runtime::pushWord;
 class Kernel {
 public:
   Kernel(const void *spirv, size_t spirvSize, const char *entry,
-         uint32_t bindings, uint32_t pushWords, uint32_t threads,
-         uint32_t subgroupSize)
+         uint32_t bindings, const uint32_t *block, uint32_t pushWords,
+         uint32_t threads, uint32_t subgroupSize, bool paramsBuffer)
       : spirv(spirv), spirvSize(spirvSize), entry(entry), bindings(bindings),
-        pushWords(pushWords), threads(threads), subgroupSize(subgroupSize) {}
+        block(block), pushWords(pushWords), threads(threads),
+        subgroupSize(subgroupSize), paramsBuffer(paramsBuffer) {}
   Kernel(const Kernel &) = delete;
   Kernel &operator=(const Kernel &) = delete;
 
@@ -589,8 +590,10 @@ public:
           std::to_string(limits[0]) + ", " + std::to_string(limits[1]) + ", " +
           std::to_string(limits[2]) + ")");
     Library &vk = c.vk;
-    std::vector<uint32_t> push(pushWords);
-    std::vector<VkDescriptorBufferInfo> buffers(bindings);
+    std::vector<uint32_t> offsets(bindings), push(pushWords);
+    // The words' storage buffer (paramsBuffer) is the last binding.
+    uint32_t sets = bindings + (paramsBuffer ? 1 : 0);
+    std::vector<VkDescriptorBufferInfo> buffers(sets);
     uint64_t align = c.properties.limits.minStorageBufferOffsetAlignment;
     for (uint32_t t = 0; t < bindings; ++t) {
       uint64_t at = reinterpret_cast<uint64_t>(tensors[t]);
@@ -608,10 +611,15 @@ public:
       buffers[t].buffer = found->second.buffer;
       buffers[t].offset = bound;
       buffers[t].range = VK_WHOLE_SIZE;
-      push[t] = static_cast<uint32_t>((offset - bound) / elementBytes[t]);
+      offsets[t] = static_cast<uint32_t>((offset - bound) / elementBytes[t]);
     }
-    for (uint32_t w = bindings; w < pushWords; ++w)
-      push[w] = words[w - bindings];
+    runtime::pushBlock(offsets.data(), bindings, words, block, pushWords,
+                       push.data());
+    if (paramsBuffer) {
+      // Launches are synchronous (under the context's lock): one buffer.
+      std::memcpy(params.mapped, push.data(), pushWords * 4);
+      buffers[bindings] = {params.buffer, 0, VK_WHOLE_SIZE};
+    }
     VkResult r = vk.vkResetDescriptorPool(c.device, pool, 0);
     VkDescriptorSet set = VK_NULL_HANDLE;
     VkDescriptorSetAllocateInfo setInfo{
@@ -619,12 +627,12 @@ public:
     setInfo.descriptorPool = pool;
     setInfo.descriptorSetCount = 1;
     setInfo.pSetLayouts = &setLayout;
-    if (bindings && r == VK_SUCCESS)
+    if (sets && r == VK_SUCCESS)
       r = vk.vkAllocateDescriptorSets(c.device, &setInfo, &set);
     if (r != VK_SUCCESS)
       return error(kernel, "cannot allocate a descriptor set: " + describe(r));
-    std::vector<VkWriteDescriptorSet> writes(bindings);
-    for (uint32_t t = 0; t < bindings; ++t) {
+    std::vector<VkWriteDescriptorSet> writes(sets);
+    for (uint32_t t = 0; t < sets; ++t) {
       writes[t] = VkWriteDescriptorSet{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
       writes[t].dstSet = set;
       writes[t].dstBinding = t;
@@ -632,14 +640,14 @@ public:
       writes[t].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
       writes[t].pBufferInfo = &buffers[t];
     }
-    if (bindings)
-      vk.vkUpdateDescriptorSets(c.device, bindings, writes.data(), 0, nullptr);
+    if (sets)
+      vk.vkUpdateDescriptorSets(c.device, sets, writes.data(), 0, nullptr);
     r = c.submit([&](VkCommandBuffer cmd) {
       vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
-      if (bindings)
+      if (sets)
         vk.vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, layout,
                                    0, 1, &set, 0, nullptr);
-      if (pushWords)
+      if (pushWords && !paramsBuffer)
         vk.vkCmdPushConstants(cmd, layout, VK_SHADER_STAGE_COMPUTE_BIT, 0,
                               pushWords * 4, push.data());
       vk.vkCmdDispatch(cmd, static_cast<uint32_t>(gx),
@@ -654,7 +662,11 @@ private:
   const void *spirv;
   size_t spirvSize;
   const char *entry;
-  uint32_t bindings, pushWords, threads, subgroupSize;
+  uint32_t bindings;
+  const uint32_t *block; // the ABI's word of each push-constant word
+  uint32_t pushWords, threads, subgroupSize;
+  bool paramsBuffer; // the words come in a storage buffer, not push constants
+  Allocation params; // that buffer (host-visible, mapped)
   Status made;
   bool tried = false;
   VkDescriptorSetLayout setLayout = VK_NULL_HANDLE;
@@ -673,13 +685,16 @@ private:
 
   Status makePipeline(const char *kernel, Context &c) {
     Library &vk = c.vk;
-    uint32_t pushLimit = c.properties.limits.maxPushConstantsSize;
-    if (pushWords * 4 > pushLimit)
-      return error(kernel, "the kernel takes " + std::to_string(pushWords * 4) +
-                               " bytes of push constants (sizes, strides, "
-                               "scalars); " +
-                               c.properties.deviceName + " allows " +
-                               std::to_string(pushLimit));
+    if (paramsBuffer) {
+      VkResult allocated =
+          detail::makeBuffer(c, pushWords * 4, {detail::kMappable}, params);
+      if (allocated != VK_SUCCESS)
+        return error(kernel, "cannot allocate the buffer of the kernel's "
+                             "sizes and strides: " +
+                                 describe(allocated));
+    }
+    // Otherwise at most the 128 bytes of push constants every device has
+    // (tile-vulkan-prepare-spirv moves larger blocks to the buffer).
     bool native = c.subgroup.subgroupSize == subgroupSize;
     bool controllable = c.subgroupSizeControl &&
                         (c.subgroupControl.requiredSubgroupSizeStages &
@@ -694,8 +709,9 @@ private:
                        std::to_string(c.subgroup.subgroupSize) +
                        " and cannot be asked for another; recompile with "
                        "the -arch of this device");
-    std::vector<VkDescriptorSetLayoutBinding> layoutBindings(bindings);
-    for (uint32_t t = 0; t < bindings; ++t) {
+    uint32_t sets = bindings + (paramsBuffer ? 1 : 0);
+    std::vector<VkDescriptorSetLayoutBinding> layoutBindings(sets);
+    for (uint32_t t = 0; t < sets; ++t) {
       layoutBindings[t] = VkDescriptorSetLayoutBinding{};
       layoutBindings[t].binding = t;
       layoutBindings[t].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
@@ -704,17 +720,17 @@ private:
     }
     VkDescriptorSetLayoutCreateInfo setInfo{
         VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
-    setInfo.bindingCount = bindings;
+    setInfo.bindingCount = sets;
     setInfo.pBindings = layoutBindings.data();
     VkPushConstantRange range{VK_SHADER_STAGE_COMPUTE_BIT, 0, pushWords * 4};
     VkPipelineLayoutCreateInfo layoutInfo{
         VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
     layoutInfo.setLayoutCount = 1;
     layoutInfo.pSetLayouts = &setLayout;
-    layoutInfo.pushConstantRangeCount = pushWords ? 1 : 0;
+    layoutInfo.pushConstantRangeCount = pushWords && !paramsBuffer ? 1 : 0;
     layoutInfo.pPushConstantRanges = &range;
     VkDescriptorPoolSize poolSize{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-                                  bindings ? bindings : 1};
+                                  sets ? sets : 1};
     VkDescriptorPoolCreateInfo poolInfo{
         VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
     poolInfo.maxSets = 1;

@@ -132,11 +132,15 @@ StubFiles emitHipStub(const GpuKernelInfo &info,
 /// through tlc/Runtime/tlc_vulkan.h (libvulkan loaded with dlopen) with
 /// tensors as storage buffers and sizes, strides and scalars as push
 /// constants (docs/vulkan.md); the device must offer `subgroupSize`.
-/// `pushWords`: the words the compiled kernel reads (0: unknown, e.g. no
-/// binary); a stub that would fill another number has an #error.
+/// `pushWords`: the push-constant block of the compiled kernel as indices
+/// into the ABI's words (nullptr: unknown, e.g. no/// binary); a stub that
+/// would fill another number has an #error. `paramsBuffer`: the kernel reads
+/// them from a storage buffer at the binding after the tensors instead of push
+/// constants.
 StubFiles emitVulkanStub(const GpuKernelInfo &info,
                          const StubPlacement &placement, int64_t subgroupSize,
-                         int64_t pushWords);
+                         const std::vector<int32_t> *pushWords,
+                         bool paramsBuffer);
 
 /// Generates the Metal launch stub: the same API and the same kernel ABI
 /// as Vulkan's (tensor t at [[buffer(t)]], the push-constant words after
@@ -145,7 +149,8 @@ StubFiles emitVulkanStub(const GpuKernelInfo &info,
 /// name when it is not info.entryName.
 StubFiles emitMetalStub(const GpuKernelInfo &info,
                         const StubPlacement &placement, int64_t subgroupSize,
-                        int64_t pushWords, llvm::StringRef function);
+                        const std::vector<int32_t> *pushWords,
+                        llvm::StringRef function);
 
 } // namespace tlc
 

@@ -73,13 +73,23 @@ struct CompiledModule {
   /// Persistent kernels that may run in clusters of this many blocks
   /// (tile.cluster_rows).
   llvm::StringMap<int64_t> clusterRows;
-  /// Vulkan kernels: the 32-bit words of their push constants
-  /// (tile.vulkan_push_words), which the stub must fill.
-  llvm::StringMap<int64_t> pushConstantWords;
+  /// Vulkan and Metal kernels: their push-constant block, word by word, as
+  /// indices into the ABI's list of words (tile.vulkan_push_words).
+  llvm::StringMap<std::vector<int32_t>> pushConstantWords;
+  /// Vulkan kernels whose words come in a storage buffer, not push
+  /// constants (tile.vulkan_params_buffer).
+  llvm::StringSet<> paramsBuffers;
   /// Kernels whose function has another name in the shipped code (Metal:
   /// SPIRV-Cross makes doubled underscores single): entry -> that name.
   llvm::StringMap<std::string> functionNames;
 };
+
+/// The push-constant words of `entry` (nullptr: not known).
+inline const std::vector<int32_t> *pushWordsOf(const CompiledModule &compiled,
+                                               llvm::StringRef entry) {
+  auto it = compiled.pushConstantWords.find(entry);
+  return it == compiled.pushConstantWords.end() ? nullptr : &it->second;
+}
 
 /// A failed compile. `diagnosed`: the errors were reported (located, through
 /// MLIR's diagnostics) and the message is empty; otherwise the message

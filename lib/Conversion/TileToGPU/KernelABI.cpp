@@ -18,6 +18,8 @@ namespace tlc {
 #include "tlc/Conversion/Passes.h.inc"
 } // namespace tlc
 
+#include <map>
+
 using namespace mlir;
 using namespace tlc;
 
@@ -62,6 +64,32 @@ struct TileGPUKernelABI
     }
   }
 
+  /// For each (argument, axis) that uses a symbolic dimension (tile.dims),
+  /// the dimension's first use.
+  static std::map<std::pair<int64_t, int64_t>, std::pair<int64_t, int64_t>>
+  firstUsesOfDims(func::FuncOp kernel) {
+    std::map<std::pair<int64_t, int64_t>, std::pair<int64_t, int64_t>> first;
+    auto dims = kernel->getAttrOfType<DictionaryAttr>(tile::attr::kDims);
+    if (!dims)
+      return first;
+    for (NamedAttribute dim : dims) {
+      auto uses = llvm::dyn_cast<ArrayAttr>(dim.getValue());
+      if (!uses)
+        continue;
+      SmallVector<std::pair<int64_t, int64_t>> all;
+      for (Attribute use : uses)
+        if (auto pair = llvm::dyn_cast<DenseI64ArrayAttr>(use);
+            pair && pair.size() == 2)
+          all.push_back({pair[0], pair[1]});
+      if (all.empty())
+        continue;
+      std::pair<int64_t, int64_t> earliest = *llvm::min_element(all);
+      for (const auto &use : all)
+        first[use] = earliest;
+    }
+    return first;
+  }
+
   /// A gpu.func with the launch ABI, holding the kernel's body.
   gpu::GPUFuncOp outline(func::FuncOp kernel, gpu::GPUModuleOp gpuModule) {
     MLIRContext *ctx = kernel.getContext();
@@ -101,13 +129,25 @@ struct TileGPUKernelABI
     b.setInsertionPointToStart(&entry);
     SmallVector<Value> args;
     unsigned p = 0;
-    for (Type t : kernel.getArgumentTypes()) {
+    // The stub checks that every use of a symbolic dimension has the same
+    // extent: all of them read the first one's parameter (the kernel keeps
+    // one value per dimension; shader targets pass fewer words).
+    std::map<std::pair<int64_t, int64_t>, std::pair<int64_t, int64_t>>
+        firstUse = firstUsesOfDims(kernel);
+    std::map<std::pair<int64_t, int64_t>, Value> sizeParams;
+    for (auto [argIndex, t] : llvm::enumerate(kernel.getArgumentTypes())) {
       if (auto m = llvm::dyn_cast<MemRefType>(t)) {
         Value data = entry.getArgument(p++);
         SmallVector<OpFoldResult> sizes, strides;
-        for (int64_t d = 0; d < m.getRank(); ++d)
-          sizes.push_back(
-              index(b, loc, entry.getArgument(p++), m.getShape()[d]));
+        for (int64_t d = 0; d < m.getRank(); ++d) {
+          std::pair<int64_t, int64_t> use{static_cast<int64_t>(argIndex), d};
+          Value param = entry.getArgument(p++);
+          sizeParams[use] = param;
+          auto first = firstUse.find(use);
+          if (first != firstUse.end() && sizeParams.count(first->second))
+            param = sizeParams[first->second];
+          sizes.push_back(index(b, loc, param, m.getShape()[d]));
+        }
         auto [staticStrides, offset] = m.getStridesAndOffset();
         for (int64_t d = 0; d < m.getRank(); ++d)
           strides.push_back(

@@ -217,7 +217,7 @@ public:
             : std::vector<uint8_t>()};
     StubFiles files =
         emitMetalStub(info, placement, profile().subgroupSize,
-                      compiled.pushConstantWords.lookup(info.entryName),
+                      pushWordsOf(compiled, info.entryName),
                       compiled.functionNames.lookup(info.entryName));
     header = std::move(files.header);
     source = std::move(files.source);

@@ -118,9 +118,12 @@ SPIRVBasedTarget::compile(mlir::ModuleOp module, EmitKind kind,
   }
   CompiledModule compiled;
   module.walk([&](mlir::spirv::FuncOp func) {
-    if (auto words = func->getAttrOfType<mlir::IntegerAttr>(
+    if (auto words = func->getAttrOfType<mlir::DenseI32ArrayAttr>(
             tile::attr::kVulkanPushWords))
-      compiled.pushConstantWords[func.getName()] = words.getInt();
+      compiled.pushConstantWords[func.getName()] = std::vector<int32_t>(
+          words.asArrayRef().begin(), words.asArrayRef().end());
+    if (func->hasAttr(tile::attr::kVulkanParamsBuffer))
+      compiled.paramsBuffers.insert(func.getName());
   });
   llvm::raw_string_ostream os(compiled.bytes);
   if (kind == EmitKind::GPU) {

@@ -51,7 +51,8 @@ public:
             : std::vector<uint8_t>()};
     StubFiles files =
         emitVulkanStub(info, placement, profile().subgroupSize,
-                       compiled.pushConstantWords.lookup(info.entryName));
+                       pushWordsOf(compiled, info.entryName),
+                       compiled.paramsBuffers.contains(info.entryName));
     header = std::move(files.header);
     source = std::move(files.source);
   }

@@ -33,9 +33,13 @@
 #include "mlir/Dialect/SPIRV/IR/SPIRVDialect.h"
 #include "mlir/Dialect/SPIRV/IR/SPIRVEnums.h"
 #include "mlir/Dialect/SPIRV/IR/TargetAndABI.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 #include "llvm/ADT/MapVector.h"
+
+#include <map>
 
 namespace tlc {
 #define GEN_PASS_DEF_TILEVULKANPREPARESPIRV
@@ -242,8 +246,6 @@ private:
     for (unsigned t = 0; t < tensors.size(); ++t)
       func.setArgAttr(pushArg + 1 + t, spirv::getInterfaceVarABIAttrName(),
                       spirv::getInterfaceVarABIAttr(0, t, std::nullopt, ctx));
-    // Kernel attributes carried to the stub.
-    func->setAttr(tile::attr::kVulkanPushWords, b.getI64IntegerAttr(words));
     return success();
   }
 
@@ -635,6 +637,60 @@ void narrowIndexToFloatCasts(gpu::GPUFuncOp func) {
   }
 }
 
+/// Push constants are few (128 bytes on many devices): the block keeps only
+/// the words the kernel reads, and tile.vulkan_push_words lists their
+/// places in the ABI's list for the stub. On Vulkan, a block larger than
+/// the 128 bytes every device has becomes a storage buffer at the binding
+/// after the tensors (tile.vulkan_params_buffer).
+void compactPushConstants(gpu::GPUFuncOp func, bool vulkan) {
+  MLIRContext *ctx = func.getContext();
+  // Dead code first: a size whose only use went with a folded view.
+  (void)applyPatternsGreedily(func, RewritePatternSet(ctx));
+  auto isPush = [](BlockArgument arg) {
+    auto type = llvm::dyn_cast<MemRefType>(arg.getType());
+    auto space = type ? llvm::dyn_cast_or_null<spirv::StorageClassAttr>(
+                            type.getMemorySpace())
+                      : nullptr;
+    return space && space.getValue() == spirv::StorageClass::PushConstant;
+  };
+  auto found = llvm::find_if(func.getArguments(), isPush);
+  assert(found != func.getArguments().end() && "no push-constant argument");
+  BlockArgument push = *found;
+  std::map<int64_t, SmallVector<memref::LoadOp>> loads;
+  for (Operation *user : push.getUsers()) {
+    auto load = llvm::cast<memref::LoadOp>(user);
+    std::optional<int64_t> word = getConstantIntValue(load.getIndices()[0]);
+    assert(word && "push-constant words are loaded at constant indices");
+    loads[*word].push_back(load);
+  }
+  SmallVector<int32_t> used;
+  OpBuilder b(ctx);
+  for (auto &[word, users] : loads) {
+    for (memref::LoadOp load : users) {
+      b.setInsertionPoint(load);
+      load.getIndicesMutable().assign(
+          arith::ConstantIndexOp::create(b, load.getLoc(), used.size()));
+    }
+    used.push_back(static_cast<int32_t>(word));
+  }
+  auto oldType = llvm::cast<MemRefType>(push.getType());
+  constexpr size_t kGuaranteedPushWords = 128 / 4;
+  bool inBuffer = vulkan && used.size() > kGuaranteedPushWords;
+  Attribute space = inBuffer ? spirv::StorageClassAttr::get(
+                                   ctx, spirv::StorageClass::StorageBuffer)
+                             : oldType.getMemorySpace();
+  push.setType(MemRefType::get({std::max<int64_t>(used.size(), 1)},
+                               oldType.getElementType(), oldType.getLayout(),
+                               space));
+  if (inBuffer)
+    func->setAttr(tile::attr::kVulkanParamsBuffer, UnitAttr::get(ctx));
+  SmallVector<Type> inputs(func.getBody().getArgumentTypes());
+  func.setFunctionTypeAttr(
+      TypeAttr::get(FunctionType::get(ctx, inputs, func.getResultTypes())));
+  func->setAttr(tile::attr::kVulkanPushWords,
+                DenseI32ArrayAttr::get(ctx, used));
+}
+
 struct TileVulkanPrepareSPIRV
     : public tlc::impl::TileVulkanPrepareSPIRVBase<TileVulkanPrepareSPIRV> {
   using Base::Base;
@@ -671,6 +727,7 @@ struct TileVulkanPrepareSPIRV
         if (failed(rewriter.run()) || failed(scalarizeWideVectors(func)))
           return signalPassFailure();
         narrowIndexToFloatCasts(func);
+        compactPushConstants(func, target.getVendor() == "vulkan");
         auto threads = func->getAttrOfType<IntegerAttr>(tile::attr::kThreads);
         int32_t size = threads ? threads.getInt() : 1;
         func->setAttr(

@@ -5,9 +5,15 @@
 set -euo pipefail
 out=$1 examples=$2
 for arch in lavapipe generic amd nvidia; do
-  for ex in elementwise softmax rmsnorm colsum gemm linear; do
+  for ex in elementwise softmax rmsnorm colsum gemm linear flash_attention \
+      flash_attention_bwd; do
     spv="$out/$ex-$arch.spv"
-    tlc "$examples/$ex.tl" -target=vulkan -arch=$arch -D T=f32 -emit=spirv \
+    # f32 where the example takes it; flash attention in its own bf16 (its
+    # f32 tiles at the defaults need more than 32 KiB, or than the amd
+    # profile's 64 KiB: Vulkan's shared arrays of two types do not overlap).
+    t=(-D T=f32)
+    [[ $ex == flash_attention* ]] && t=()
+    tlc "$examples/$ex.tl" -target=vulkan -arch=$arch "${t[@]}" -emit=spirv \
       -o "$spv" 2> "$out/log" || { cat "$out/log"; exit 1; }
     # Sizes and strides are 32-bit words: no shader needs 64-bit integers
     # (an optional Vulkan feature; MSL before 2.2 has none).

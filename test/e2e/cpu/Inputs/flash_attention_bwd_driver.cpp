@@ -16,10 +16,16 @@
 // The launch stubs are compiled into this file, found through -I: the
 // forward's (flash_attn_fwd.cpp) and the backward's bundle (tlc --bundle:
 // flash_attention_bwd.tlc.cpp, its three stubs). One translation unit instead
-// of five halves the build of each configuration the test compiles.
+// of five halves the build of each configuration the test compiles (Metal's
+// stubs are Objective-C++: .mm).
 #include "check.h"
+#ifdef TLC_CHECK_METAL
+#include "flash_attention_bwd.tlc.mm"
+#include "flash_attn_fwd.mm"
+#else
 #include "flash_attention_bwd.tlc.cpp"
 #include "flash_attn_fwd.cpp"
+#endif
 
 #include <algorithm>
 #include <tuple>

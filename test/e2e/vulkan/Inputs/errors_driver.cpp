@@ -1,14 +1,9 @@
 // errors_driver.cpp: what a Vulkan stub reports instead of launching
 // (lavapipe): a kernel compiled for another subgroup size (SUBGROUP), a host
-// pointer as tensor data (HOST), a stride beyond 32 bits (STRIDE) and more
-// push constants than the device takes (PUSH).
+// pointer as tensor data (HOST) and a stride beyond 32 bits (STRIDE).
 #include "tlc/Runtime/tlc_vulkan.h"
 
-#if defined(TLC_MANY)
-#include "many.h"
-#else
 #include "softmax.h"
-#endif
 
 #include <cstdio>
 #include <vector>
@@ -29,9 +24,7 @@ int main() {
   }
   tlc::TensorView X = tlc::makeTensor(x, TLC_F32, {M, N});
   tlc::TensorView Y = tlc::makeTensor(y, TLC_F32, {M, N});
-#if defined(TLC_MANY)
-  report("PUSH", tlc::kernels::many(X, X, X, X, X, X, Y));
-#elif defined(TLC_SUBGROUP)
+#if defined(TLC_SUBGROUP)
   report("SUBGROUP", tlc::kernels::softmax(X, Y));
 #else
   std::vector<float> host(M * N);

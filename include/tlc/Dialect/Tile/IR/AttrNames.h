@@ -102,8 +102,14 @@ constexpr llvm::StringLiteral kProducerThreads = "tile.producer_threads";
 constexpr llvm::StringLiteral kConsumerThreads = "tile.consumer_threads";
 
 // On Vulkan kernels (tile-vulkan-prepare-spirv).
-/// i64: 32-bit words of the kernel's push-constant block.
+/// DenseI32ArrayAttr: the push-constant block, word by word: the index of
+/// each word in the ABI's list (tensor offsets, then sizes, strides and
+/// scalars); the words the kernel does not read are left out.
 constexpr llvm::StringLiteral kVulkanPushWords = "tile.vulkan_push_words";
+/// Unit: those words are too many for push constants (more than Vulkan's
+/// guaranteed 128 bytes) and come in a storage buffer at the binding after
+/// the tensors.
+constexpr llvm::StringLiteral kVulkanParamsBuffer = "tile.vulkan_params_buffer";
 
 // On GPU kernels with tensor copies.
 /// i64: threads per block the kernel is launched with when they differ
