@@ -33,6 +33,7 @@ struct ShaderRuntime {
   const char *groups; // "workgroups", "threadgroups"
   const char *subgroups; // "subgroups", "SIMD groups"
   const char *loading;   // how the library is found and the stub built
+  const char *launching; // what a launch waits for, LaunchOptions
 };
 
 const ShaderRuntime kVulkan{
@@ -41,11 +42,18 @@ const ShaderRuntime kVulkan{
     "tlc::vulkan",
     "tlc/Runtime/tlc_vulkan.h",
     false,
-    "tlc's Vulkan device (TLC_VULKAN_DEVICE=N picks\n//    one)",
+    "tlc's Vulkan device (its own: TLC_VULKAN_DEVICE=N\n//    picks one; "
+    "or the caller's: tlc::vulkan::useDevice)",
     "workgroups",
     "subgroups",
     "libvulkan.so.1 is loaded with dlopen at the first use. Build:\n"
-    "//    g++ -std=c++17 app.cpp NAME.cpp -I<tlc>/include -pthread -ldl"};
+    "//    g++ -std=c++17 app.cpp NAME.cpp -I<tlc>/include -pthread -ldl",
+    "Without LaunchOptions::stream a launch waits until it is done; with a\n"
+    "//    VkCommandBuffer there (of tlc's device, recording) it is recorded "
+    "into\n"
+    "//    it, after a barrier on earlier shader writes, and runs when the "
+    "caller\n"
+    "//    submits it (needs VK_KHR_push_descriptor)."};
 
 const ShaderRuntime kMetal{
     "metal",
@@ -60,7 +68,8 @@ const ShaderRuntime kMetal{
     "The MSL is compiled at the first launch (newLibraryWithSource). This\n"
     "//    file is Objective-C++; build on macOS:\n"
     "//    clang++ -std=c++17 app.cpp NAME.mm -I<tlc>/include \\\n"
-    "//      -framework Metal -framework Foundation"};
+    "//      -framework Metal -framework Foundation",
+    "The launch waits until it is done. LaunchOptions are ignored."};
 
 class ShaderStubEmitter : public EmbeddedBinaryStub {
 public:
@@ -106,10 +115,11 @@ private:
 //  - Symbolic dimensions are read from the shapes and must agree across all
 //    arguments; fixed dimensions must match exactly.
 //  - The kernel runs on )" +
-           runtime.device + " with " + runtime.groups + " of " +
+           runtime.device + "\n//    with " + runtime.groups + " of " +
            std::to_string(info.threads) + " threads in " + runtime.subgroups +
-           " of " + std::to_string(subgroupSize) + R"(; the
-//    launch waits until it is done. LaunchOptions are ignored.
+           " of " + std::to_string(subgroupSize) + ".\n//    " +
+           runtime.launching +
+           R"(
 //  - Errors are reported as a status: TLC_ERR_INVALID_ARGUMENT (-1),
 //    TLC_ERR_ALIGNMENT (-2), TLC_ERR_RUNTIME (-3, driver errors), with a
 //    message that starts with the kernel name. Nothing throws through the C
@@ -234,7 +244,8 @@ private:
     os << ");\n";
     os << "    return tlc_kernel.launch(" << quotedName()
        << ", tlc_gx, tlc_gy, tlc_gz, tlc_tensors, tlc_element_bytes, "
-          "tlc_words);\n";
+          "tlc_words"
+       << (runtime.textKernel ? "" : ", options.stream") << ");\n";
   }
 };
 

@@ -15,10 +15,12 @@
  * scalars as 32-bit push constants (docs/vulkan.md).
  *
  * The context is tlc's own: the first physical device with a compute queue
- * (TLC_VULKAN_DEVICE=N picks another), one queue, one command pool. A
- * launch records one dispatch, submits it and waits for it (launches are
- * synchronous). Errors come back as a tlc::Status; nothing throws out of the
- * launch path or calls exit().
+ * (TLC_VULKAN_DEVICE=N picks another), one queue, one command pool; or the
+ * program's device and queue (useDevice, before any other use). A launch
+ * records one dispatch, submits it and waits for it, or, given a
+ * VkCommandBuffer (LaunchOptions::stream), is recorded into it for the
+ * program to submit. Errors come back as a tlc::Status; nothing throws out
+ * of the launch path or calls exit().
  *
  * C++17, Linux (dlopen); needs the Vulkan headers (libvulkan-dev).
  *
@@ -89,9 +91,13 @@ struct Library {
   X(vkCreateFence)                                                             \
   X(vkResetFences)                                                             \
   X(vkWaitForFences)                                                           \
-  X(vkQueueSubmit)
+  X(vkQueueSubmit)                                                             \
+  X(vkCmdUpdateBuffer)                                                         \
+  X(vkCmdPipelineBarrier)
 #define TLC_VK_DECLARE(name) PFN_##name name = nullptr;
   PFN_vkGetInstanceProcAddr vkGetInstanceProcAddr = nullptr;
+  /// VK_KHR_push_descriptor's, when the device has it enabled.
+  PFN_vkCmdPushDescriptorSetKHR vkCmdPushDescriptorSetKHR = nullptr;
   PFN_vkCreateInstance vkCreateInstance = nullptr; // before an instance
   TLC_VK_FUNCTIONS(TLC_VK_DECLARE)
 #undef TLC_VK_DECLARE
@@ -133,6 +139,23 @@ struct Allocation {
   void *mapped = nullptr; // when the memory is host visible
 };
 
+/// The caller's Vulkan objects, for tlc to run on (useDevice) instead of
+/// making its own instance and device.
+struct ExternalDevice {
+  VkInstance instance = VK_NULL_HANDLE;
+  VkPhysicalDevice physical = VK_NULL_HANDLE;
+  VkDevice device = VK_NULL_HANDLE;
+  /// A queue with compute of family `queueFamily`. tlc submits to it under
+  /// its own lock: the caller must not use it at the same time.
+  VkQueue queue = VK_NULL_HANDLE;
+  uint32_t queueFamily = 0;
+  /// The device was created with VK_KHR_push_descriptor enabled: launches
+  /// can then be recorded into the caller's command buffers.
+  bool pushDescriptors = false;
+  /// The caller's loader entry; null: libvulkan.so.1's.
+  PFN_vkGetInstanceProcAddr getInstanceProcAddr = nullptr;
+};
+
 /// tlc's Vulkan device: instance, device, queue, the buffer registry.
 struct Context {
   std::string error; // why the context cannot be used; empty when it can
@@ -146,6 +169,9 @@ struct Context {
   VkPhysicalDeviceSubgroupSizeControlProperties subgroupControl{};
   VkPhysicalDeviceSubgroupProperties subgroup{};
   bool subgroupSizeControl = false, fullSubgroups = false;
+  /// VK_KHR_push_descriptor: descriptors recorded into command buffers (no
+  /// descriptor sets to keep alive), which recorded launches need.
+  bool pushDescriptors = false;
   VkPhysicalDeviceMemoryProperties memory{};
   VkCommandPool commandPool = VK_NULL_HANDLE;
   VkCommandBuffer commands = VK_NULL_HANDLE;
@@ -230,6 +256,100 @@ inline bool hasExtension(const std::vector<VkExtensionProperties> &all,
   return false;
 }
 
+/// vkCmdPushDescriptorSetKHR, when the device enabled the extension.
+inline void resolvePushDescriptors(Context &c) {
+  c.vk.vkCmdPushDescriptorSetKHR =
+      reinterpret_cast<PFN_vkCmdPushDescriptorSetKHR>(
+          c.vk.vkGetInstanceProcAddr(c.instance, "vkCmdPushDescriptorSetKHR"));
+  c.pushDescriptors = c.vk.vkCmdPushDescriptorSetKHR != nullptr;
+}
+
+/// The device's properties and the subgroup sizes it runs; an error for a
+/// device older than Vulkan 1.2.
+inline void queryDevice(Context &c) {
+  Library &vk = c.vk;
+  vk.vkGetPhysicalDeviceProperties(c.physical, &c.properties);
+  if (c.properties.apiVersion < VK_API_VERSION_1_2) {
+    c.error = std::string(c.properties.deviceName) +
+              " supports Vulkan 1.1 only; tlc's kernels need 1.2";
+    return;
+  }
+  c.subgroupControl.sType =
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_PROPERTIES;
+  c.subgroup.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES;
+  c.subgroup.pNext = &c.subgroupControl;
+  VkPhysicalDeviceProperties2 properties2{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
+  properties2.pNext = &c.subgroup;
+  vk.vkGetPhysicalDeviceProperties2(c.physical, &properties2);
+  vk.vkGetPhysicalDeviceMemoryProperties(c.physical, &c.memory);
+}
+
+/// The command buffer and fence of synchronous launches.
+inline void makeCommands(Context &c) {
+  Library &vk = c.vk;
+  VkCommandPoolCreateInfo poolInfo{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
+  poolInfo.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
+  poolInfo.queueFamilyIndex = c.queueFamily;
+  VkCommandBufferAllocateInfo bufferInfo{
+      VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+  bufferInfo.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+  bufferInfo.commandBufferCount = 1;
+  VkFenceCreateInfo fenceInfo{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+  VkResult r;
+  if ((r = vk.vkCreateCommandPool(c.device, &poolInfo, nullptr,
+                                  &c.commandPool)) != VK_SUCCESS ||
+      ((bufferInfo.commandPool = c.commandPool),
+       (r = vk.vkAllocateCommandBuffers(c.device, &bufferInfo, &c.commands)) !=
+           VK_SUCCESS) ||
+      (r = vk.vkCreateFence(c.device, &fenceInfo, nullptr, &c.fence)) !=
+          VK_SUCCESS)
+    c.error = "cannot create a command buffer: " + describe(r);
+}
+
+/// Runs on the caller's device: the caller enabled the features the
+/// kernels use (docs/vulkan.md); tlc assumes the ones the device has.
+inline void adoptDevice(Context &c, const ExternalDevice &d) {
+  Library &vk = c.vk;
+  if (d.getInstanceProcAddr)
+    vk.vkGetInstanceProcAddr = d.getInstanceProcAddr;
+  else
+    loadLibrary(c);
+  if (!c.error.empty())
+    return;
+  if (!d.instance || !d.physical || !d.device || !d.queue) {
+    c.error = "useDevice: the instance, physical device, device and queue "
+              "must all be given";
+    return;
+  }
+  c.instance = d.instance;
+  c.physical = d.physical;
+  c.device = d.device;
+  c.queue = d.queue;
+  c.queueFamily = d.queueFamily;
+#define TLC_VK_RESOLVE(name) resolve(c, vk.name, #name);
+  TLC_VK_FUNCTIONS(TLC_VK_RESOLVE)
+#undef TLC_VK_RESOLVE
+  if (!c.error.empty())
+    return;
+  if (d.pushDescriptors)
+    resolvePushDescriptors(c);
+  queryDevice(c);
+  if (!c.error.empty())
+    return;
+  if (c.properties.apiVersion >= VK_API_VERSION_1_3) {
+    VkPhysicalDeviceVulkan13Features v13{
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES};
+    VkPhysicalDeviceFeatures2 features{
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+    features.pNext = &v13;
+    vk.vkGetPhysicalDeviceFeatures2(c.physical, &features);
+    c.subgroupSizeControl = v13.subgroupSizeControl;
+    c.fullSubgroups = v13.computeFullSubgroups;
+  }
+  makeCommands(c);
+}
+
 inline void createContext(Context &c) {
   loadLibrary(c);
   if (!c.error.empty())
@@ -273,21 +393,9 @@ inline void createContext(Context &c) {
     }
   }
   c.physical = devices[pick];
-  vk.vkGetPhysicalDeviceProperties(c.physical, &c.properties);
-  if (c.properties.apiVersion < VK_API_VERSION_1_2) {
-    c.error = std::string(c.properties.deviceName) +
-              " supports Vulkan 1.1 only; tlc's kernels need 1.2";
+  queryDevice(c);
+  if (!c.error.empty())
     return;
-  }
-  c.subgroupControl.sType =
-      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_PROPERTIES;
-  c.subgroup.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES;
-  c.subgroup.pNext = &c.subgroupControl;
-  VkPhysicalDeviceProperties2 properties2{
-      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
-  properties2.pNext = &c.subgroup;
-  vk.vkGetPhysicalDeviceProperties2(c.physical, &properties2);
-  vk.vkGetPhysicalDeviceMemoryProperties(c.physical, &c.memory);
 
   // Every optional feature the kernels may use that the device has.
   VkPhysicalDeviceShaderAtomicFloatFeaturesEXT atomicFloat{
@@ -315,6 +423,10 @@ inline void createContext(Context &c) {
     *tail = &v13;
     tail = &v13.pNext;
   }
+  bool pushDescriptors =
+      hasExtension(extensions, VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME);
+  if (pushDescriptors)
+    enabled.push_back(VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME);
   if (hasExtension(extensions, VK_EXT_SHADER_ATOMIC_FLOAT_EXTENSION_NAME)) {
     enabled.push_back(VK_EXT_SHADER_ATOMIC_FLOAT_EXTENSION_NAME);
     *tail = &atomicFloat;
@@ -362,22 +474,21 @@ inline void createContext(Context &c) {
     return;
   }
   vk.vkGetDeviceQueue(c.device, c.queueFamily, 0, &c.queue);
-  VkCommandPoolCreateInfo poolInfo{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
-  poolInfo.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
-  poolInfo.queueFamilyIndex = c.queueFamily;
-  VkCommandBufferAllocateInfo bufferInfo{
-      VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
-  bufferInfo.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
-  bufferInfo.commandBufferCount = 1;
-  VkFenceCreateInfo fenceInfo{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-  if ((r = vk.vkCreateCommandPool(c.device, &poolInfo, nullptr,
-                                  &c.commandPool)) != VK_SUCCESS ||
-      ((bufferInfo.commandPool = c.commandPool),
-       (r = vk.vkAllocateCommandBuffers(c.device, &bufferInfo, &c.commands)) !=
-           VK_SUCCESS) ||
-      (r = vk.vkCreateFence(c.device, &fenceInfo, nullptr, &c.fence)) !=
-          VK_SUCCESS)
-    c.error = "cannot create a command buffer: " + describe(r);
+  if (pushDescriptors)
+    resolvePushDescriptors(c);
+  makeCommands(c);
+}
+
+/// The device useDevice gave, until the context is made.
+struct Adoption {
+  std::mutex mutex;
+  bool made = false; // the context exists: too late to adopt
+  bool given = false;
+  ExternalDevice device;
+};
+inline Adoption &adoption() {
+  static Adoption a;
+  return a;
 }
 
 } // namespace detail
@@ -387,14 +498,36 @@ inline void createContext(Context &c) {
 inline Context &context() {
   static Context *c = [] {
     auto *made = new Context;
+    detail::Adoption &a = detail::adoption();
+    std::lock_guard<std::mutex> lock(a.mutex);
+    a.made = true;
     try {
-      detail::createContext(*made);
+      if (a.given)
+        detail::adoptDevice(*made, a.device);
+      else
+        detail::createContext(*made);
     } catch (...) {
       made->error = "out of memory while creating the Vulkan context";
     }
     return made;
   }();
   return *c;
+}
+
+/// Makes tlc run on the caller's device and queue (ExternalDevice) rather
+/// than its own. Call it before any other use of tlc::vulkan (allocate,
+/// a launch); later calls fail. tlc still allocates its own buffers,
+/// command pool and pipelines on that device.
+inline Status useDevice(const ExternalDevice &device) {
+  detail::Adoption &a = detail::adoption();
+  std::lock_guard<std::mutex> lock(a.mutex);
+  if (a.made)
+    return runtime::invalidArgument(
+        "vulkan: useDevice must come before the first use of tlc::vulkan "
+        "(its context exists already)");
+  a.device = device;
+  a.given = true;
+  return Status{};
 }
 
 /// The device's name, or why there is none.
@@ -567,10 +700,13 @@ public:
 
   /// Runs the kernel on a gx x gy x gz grid. `tensors[i]` is tensor i's
   /// data address and `elementBytes[i]` its element size; `words` the
-  /// push constants after the tensors' element offsets.
+  /// push constants after the tensors' element offsets. `commands`: null,
+  /// or a VkCommandBuffer of tlc's device in the recording state, which the
+  /// launch is recorded into (after a barrier on earlier shader writes)
+  /// instead of running before it returns.
   Status launch(const char *kernel, int64_t gx, int64_t gy, int64_t gz,
                 const void *const *tensors, const uint32_t *elementBytes,
-                const uint32_t *words) {
+                const uint32_t *words, void *commands = nullptr) {
     Context &c = context();
     if (!c.error.empty())
       return error(kernel, c.error);
@@ -615,36 +751,44 @@ public:
     }
     runtime::pushBlock(offsets.data(), bindings, words, block, pushWords,
                        push.data());
-    if (paramsBuffer) {
-      // Launches are synchronous (under the context's lock): one buffer.
-      std::memcpy(params.mapped, push.data(), pushWords * 4);
+    if (paramsBuffer) // filled in the command buffer, before the dispatch
       buffers[bindings] = {params.buffer, 0, VK_WHOLE_SIZE};
-    }
-    VkResult r = vk.vkResetDescriptorPool(c.device, pool, 0);
-    VkDescriptorSet set = VK_NULL_HANDLE;
-    VkDescriptorSetAllocateInfo setInfo{
-        VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
-    setInfo.descriptorPool = pool;
-    setInfo.descriptorSetCount = 1;
-    setInfo.pSetLayouts = &setLayout;
-    if (sets && r == VK_SUCCESS)
-      r = vk.vkAllocateDescriptorSets(c.device, &setInfo, &set);
-    if (r != VK_SUCCESS)
-      return error(kernel, "cannot allocate a descriptor set: " + describe(r));
     std::vector<VkWriteDescriptorSet> writes(sets);
     for (uint32_t t = 0; t < sets; ++t) {
       writes[t] = VkWriteDescriptorSet{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
-      writes[t].dstSet = set;
       writes[t].dstBinding = t;
       writes[t].descriptorCount = 1;
       writes[t].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
       writes[t].pBufferInfo = &buffers[t];
     }
-    if (sets)
-      vk.vkUpdateDescriptorSets(c.device, sets, writes.data(), 0, nullptr);
-    r = c.submit([&](VkCommandBuffer cmd) {
+    // The commands of one launch. Shader writes before it (earlier
+    // launches, in the caller's command buffer too) are visible to it, and
+    // the words' buffer is written in the stream of commands, so that
+    // recorded launches of one kernel each see their own words.
+    auto record = [&](VkCommandBuffer cmd, VkDescriptorSet set) {
+      VkMemoryBarrier order{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+      order.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
+      order.dstAccessMask = VK_ACCESS_SHADER_READ_BIT |
+                            VK_ACCESS_SHADER_WRITE_BIT |
+                            VK_ACCESS_TRANSFER_WRITE_BIT;
+      vk.vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                              VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT |
+                                  VK_PIPELINE_STAGE_TRANSFER_BIT,
+                              0, 1, &order, 0, nullptr, 0, nullptr);
+      if (paramsBuffer) {
+        vk.vkCmdUpdateBuffer(cmd, params.buffer, 0, pushWords * 4, push.data());
+        VkMemoryBarrier written{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+        written.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+        written.dstAccessMask = VK_ACCESS_SHADER_READ_BIT;
+        vk.vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT,
+                                VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1,
+                                &written, 0, nullptr, 0, nullptr);
+      }
       vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
-      if (sets)
+      if (sets && c.pushDescriptors)
+        vk.vkCmdPushDescriptorSetKHR(cmd, VK_PIPELINE_BIND_POINT_COMPUTE,
+                                     layout, 0, sets, writes.data());
+      else if (sets)
         vk.vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, layout,
                                    0, 1, &set, 0, nullptr);
       if (pushWords && !paramsBuffer)
@@ -652,7 +796,35 @@ public:
                               pushWords * 4, push.data());
       vk.vkCmdDispatch(cmd, static_cast<uint32_t>(gx),
                        static_cast<uint32_t>(gy), static_cast<uint32_t>(gz));
-    });
+    };
+    if (commands) {
+      if (!c.pushDescriptors)
+        return error(kernel, "recording into a command buffer needs "
+                             "VK_KHR_push_descriptor, which " +
+                                 std::string(c.properties.deviceName) +
+                                 " does not have enabled");
+      record(static_cast<VkCommandBuffer>(commands), VK_NULL_HANDLE);
+      return Status{};
+    }
+    VkDescriptorSet set = VK_NULL_HANDLE;
+    VkResult r = VK_SUCCESS;
+    if (sets && !c.pushDescriptors) {
+      // One set, rewritten per launch: launches wait for their end.
+      VkDescriptorSetAllocateInfo setInfo{
+          VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
+      setInfo.descriptorPool = pool;
+      setInfo.descriptorSetCount = 1;
+      setInfo.pSetLayouts = &setLayout;
+      if ((r = vk.vkResetDescriptorPool(c.device, pool, 0)) == VK_SUCCESS)
+        r = vk.vkAllocateDescriptorSets(c.device, &setInfo, &set);
+      if (r != VK_SUCCESS)
+        return error(kernel,
+                     "cannot allocate a descriptor set: " + describe(r));
+      for (VkWriteDescriptorSet &w : writes)
+        w.dstSet = set;
+      vk.vkUpdateDescriptorSets(c.device, sets, writes.data(), 0, nullptr);
+    }
+    r = c.submit([&](VkCommandBuffer cmd) { record(cmd, set); });
     if (r != VK_SUCCESS)
       return error(kernel, "the launch failed: " + describe(r));
     return Status{};
@@ -666,7 +838,7 @@ private:
   const uint32_t *block; // the ABI's word of each push-constant word
   uint32_t pushWords, threads, subgroupSize;
   bool paramsBuffer; // the words come in a storage buffer, not push constants
-  Allocation params; // that buffer (host-visible, mapped)
+  Allocation params; // that buffer (written by vkCmdUpdateBuffer)
   Status made;
   bool tried = false;
   VkDescriptorSetLayout setLayout = VK_NULL_HANDLE;
@@ -686,8 +858,8 @@ private:
   Status makePipeline(const char *kernel, Context &c) {
     Library &vk = c.vk;
     if (paramsBuffer) {
-      VkResult allocated =
-          detail::makeBuffer(c, pushWords * 4, {detail::kMappable}, params);
+      VkResult allocated = detail::makeBuffer(
+          c, pushWords * 4, {VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT}, params);
       if (allocated != VK_SUCCESS)
         return error(kernel, "cannot allocate the buffer of the kernel's "
                              "sizes and strides: " +
@@ -721,6 +893,8 @@ private:
     VkDescriptorSetLayoutCreateInfo setInfo{
         VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
     setInfo.bindingCount = sets;
+    if (c.pushDescriptors)
+      setInfo.flags = VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR;
     setInfo.pBindings = layoutBindings.data();
     VkPushConstantRange range{VK_SHADER_STAGE_COMPUTE_BIT, 0, pushWords * 4};
     VkPipelineLayoutCreateInfo layoutInfo{

@@ -1,0 +1,125 @@
+// external_device_driver.cpp: a program with its own Vulkan instance and
+// device hands them to tlc (tlc::vulkan::useDevice) and runs the softmax
+// stub there; the result is checked against a CPU softmax on random data
+// with a ragged row length. A second useDevice, after the first use, is
+// refused.
+//
+// The program calls Vulkan itself: it includes <vulkan/vulkan.h> before
+// tlc_vulkan.h, which otherwise declares no prototypes (VK_NO_PROTOTYPES).
+#include <vulkan/vulkan.h>
+
+#include "softmax.h"
+#include "tlc/Runtime/tlc_vulkan.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+static int fail(const char *what, VkResult r) {
+  std::printf("FAIL %s: %d\n", what, r);
+  return 1;
+}
+
+int main() {
+  // The application's own Vulkan objects (linked with -lvulkan).
+  VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
+  app.apiVersion = VK_API_VERSION_1_3;
+  VkInstanceCreateInfo instanceInfo{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
+  instanceInfo.pApplicationInfo = &app;
+  VkInstance instance;
+  if (VkResult r = vkCreateInstance(&instanceInfo, nullptr, &instance))
+    return fail("vkCreateInstance", r);
+  uint32_t count = 1;
+  VkPhysicalDevice physical;
+  if (VkResult r = vkEnumeratePhysicalDevices(instance, &count, &physical);
+      r < 0 || count == 0)
+    return fail("vkEnumeratePhysicalDevices", r);
+  uint32_t families = 0;
+  vkGetPhysicalDeviceQueueFamilyProperties(physical, &families, nullptr);
+  std::vector<VkQueueFamilyProperties> props(families);
+  vkGetPhysicalDeviceQueueFamilyProperties(physical, &families, props.data());
+  uint32_t family = 0;
+  while (family < families &&
+         !(props[family].queueFlags & VK_QUEUE_COMPUTE_BIT))
+    ++family;
+  float priority = 1.0f;
+  VkDeviceQueueCreateInfo queueInfo{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
+  queueInfo.queueFamilyIndex = family;
+  queueInfo.queueCount = 1;
+  queueInfo.pQueuePriorities = &priority;
+  VkDeviceCreateInfo deviceInfo{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
+  deviceInfo.queueCreateInfoCount = 1;
+  deviceInfo.pQueueCreateInfos = &queueInfo;
+  VkDevice device;
+  if (VkResult r = vkCreateDevice(physical, &deviceInfo, nullptr, &device))
+    return fail("vkCreateDevice", r);
+  VkQueue queue;
+  vkGetDeviceQueue(device, family, 0, &queue);
+
+  tlc::vulkan::ExternalDevice mine;
+  mine.instance = instance;
+  mine.physical = physical;
+  mine.device = device;
+  mine.queue = queue;
+  mine.queueFamily = family;
+  tlc::Status s = tlc::vulkan::useDevice(mine);
+  std::printf("useDevice: status=%d\n", s.code);
+
+  const int64_t M = 5, N = 77;
+  std::vector<float> x(M * N), y(M * N), ref(M * N);
+  srand(7);
+  for (float &v : x)
+    v = float(rand()) / RAND_MAX * 8.0f - 4.0f;
+  for (int64_t i = 0; i < M; ++i) {
+    double mx = -INFINITY, sum = 0;
+    for (int64_t j = 0; j < N; ++j)
+      mx = std::fmax(mx, x[i * N + j]);
+    for (int64_t j = 0; j < N; ++j)
+      sum += std::exp(x[i * N + j] - mx);
+    for (int64_t j = 0; j < N; ++j)
+      ref[i * N + j] = float(std::exp(x[i * N + j] - mx) / sum);
+  }
+  void *dx = nullptr, *dy = nullptr;
+  if (!(s = tlc::vulkan::allocate(x.size() * 4, dx)).ok() ||
+      !(s = tlc::vulkan::allocate(y.size() * 4, dy)).ok() ||
+      !(s = tlc::vulkan::upload(dx, x.data(), x.size() * 4)).ok() ||
+      !(s = tlc::kernels::softmax(tlc::makeTensor(dx, TLC_F32, {M, N}),
+                                  tlc::makeTensor(dy, TLC_F32, {M, N})))
+           .ok() ||
+      !(s = tlc::vulkan::download(y.data(), dy, y.size() * 4)).ok()) {
+    std::printf("FAIL launch: %s\n", s.message.c_str());
+    return 1;
+  }
+  double err = 0;
+  for (size_t i = 0; i < y.size(); ++i)
+    err = std::fmax(err, std::fabs(double(y[i]) - ref[i]));
+  std::printf("%s softmax on the caller's device (%s): max err %.2g\n",
+              err < 1e-5 ? "PASS" : "FAIL",
+              tlc::vulkan::context().device == device ? "same VkDevice"
+                                                      : "another VkDevice",
+              err);
+  s = tlc::vulkan::useDevice(mine);
+  std::printf("AGAIN: status=%d %s\n", s.code, s.message.c_str());
+  // This device was made without VK_KHR_push_descriptor (and mine says
+  // so): launches cannot be recorded into its command buffers.
+  VkCommandPoolCreateInfo poolInfo{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
+  poolInfo.queueFamilyIndex = family;
+  VkCommandPool pool;
+  vkCreateCommandPool(device, &poolInfo, nullptr, &pool);
+  VkCommandBufferAllocateInfo allocInfo{
+      VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+  allocInfo.commandPool = pool;
+  allocInfo.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+  allocInfo.commandBufferCount = 1;
+  VkCommandBuffer cmd;
+  vkAllocateCommandBuffers(device, &allocInfo, &cmd);
+  s = tlc::kernels::softmax(tlc::makeTensor(dx, TLC_F32, {M, N}),
+                            tlc::makeTensor(dy, TLC_F32, {M, N}),
+                            tlc::LaunchOptions(0, cmd));
+  std::printf("RECORD: status=%d %s\n", s.code, s.message.c_str());
+  vkDestroyCommandPool(device, pool, nullptr);
+  tlc::vulkan::release(dx);
+  tlc::vulkan::release(dy);
+  return 0;
+}
