@@ -36,6 +36,7 @@
 #include <dlfcn.h>
 
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <initializer_list>
@@ -74,6 +75,8 @@ struct Library {
   X(vkCreateDescriptorSetLayout)                                               \
   X(vkCreatePipelineLayout)                                                    \
   X(vkCreateComputePipelines)                                                  \
+  X(vkCreatePipelineCache)                                                     \
+  X(vkGetPipelineCacheData)                                                    \
   X(vkCreateDescriptorPool)                                                    \
   X(vkAllocateDescriptorSets)                                                  \
   X(vkUpdateDescriptorSets)                                                    \
@@ -176,6 +179,10 @@ struct Context {
   VkCommandPool commandPool = VK_NULL_HANDLE;
   VkCommandBuffer commands = VK_NULL_HANDLE;
   VkFence fence = VK_NULL_HANDLE;
+  /// Compiled pipelines of this device; TLC_VULKAN_PIPELINE_CACHE=FILE
+  /// keeps them across runs (loaded at start, saved after each new one).
+  VkPipelineCache pipelineCache = VK_NULL_HANDLE;
+  std::string pipelineCacheFile;
   std::mutex mutex; // guards the queue, the command buffer and the registry
   std::map<uint64_t, Allocation> allocations; // by base address
   uint64_t nextBase = uint64_t(1) << 40;
@@ -285,8 +292,59 @@ inline void queryDevice(Context &c) {
   vk.vkGetPhysicalDeviceMemoryProperties(c.physical, &c.memory);
 }
 
-/// The command buffer and fence of synchronous launches.
+/// The device's pipeline cache, with the contents of
+/// TLC_VULKAN_PIPELINE_CACHE's file when there is one (the driver ignores
+/// data of another device or driver version).
+inline void makePipelineCache(Context &c) {
+  std::vector<char> data;
+  if (const char *file = std::getenv("TLC_VULKAN_PIPELINE_CACHE");
+      file && *file) {
+    c.pipelineCacheFile = file;
+    if (std::FILE *f = std::fopen(file, "rb")) {
+      char chunk[65536];
+      size_t n;
+      while ((n = std::fread(chunk, 1, sizeof chunk, f)) > 0)
+        data.insert(data.end(), chunk, chunk + n);
+      std::fclose(f);
+    }
+  }
+  VkPipelineCacheCreateInfo info{VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO};
+  info.initialDataSize = data.size();
+  info.pInitialData = data.empty() ? nullptr : data.data();
+  if (c.vk.vkCreatePipelineCache(c.device, &info, nullptr, &c.pipelineCache) !=
+      VK_SUCCESS)
+    c.pipelineCache = VK_NULL_HANDLE; // pipelines are then made uncached
+}
+
+/// Writes the pipeline cache to TLC_VULKAN_PIPELINE_CACHE's file (through
+/// a temporary file: another process may be reading it).
+inline void savePipelineCache(Context &c) {
+  if (c.pipelineCacheFile.empty() || !c.pipelineCache)
+    return;
+  size_t size = 0;
+  if (c.vk.vkGetPipelineCacheData(c.device, c.pipelineCache, &size, nullptr) !=
+      VK_SUCCESS)
+    return;
+  std::vector<char> data(size);
+  if (c.vk.vkGetPipelineCacheData(c.device, c.pipelineCache, &size,
+                                  data.data()) != VK_SUCCESS)
+    return;
+  std::string temporary = c.pipelineCacheFile + ".tmp";
+  std::FILE *f = std::fopen(temporary.c_str(), "wb");
+  if (!f)
+    return;
+  bool written = std::fwrite(data.data(), 1, size, f) == size;
+  written = std::fclose(f) == 0 && written;
+  if (written)
+    std::rename(temporary.c_str(), c.pipelineCacheFile.c_str());
+  else
+    std::remove(temporary.c_str());
+}
+
+/// The command buffer and fence of synchronous launches, the pipeline
+/// cache.
 inline void makeCommands(Context &c) {
+  makePipelineCache(c);
   Library &vk = c.vk;
   VkCommandPoolCreateInfo poolInfo{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
   poolInfo.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
@@ -944,8 +1002,10 @@ private:
             VK_PIPELINE_SHADER_STAGE_CREATE_REQUIRE_FULL_SUBGROUPS_BIT;
     }
     pipelineInfo.layout = layout;
-    r = vk.vkCreateComputePipelines(c.device, VK_NULL_HANDLE, 1, &pipelineInfo,
+    r = vk.vkCreateComputePipelines(c.device, c.pipelineCache, 1, &pipelineInfo,
                                     nullptr, &pipeline);
+    if (r == VK_SUCCESS)
+      detail::savePipelineCache(c);
     vk.vkDestroyShaderModule(c.device, module, nullptr);
     if (r != VK_SUCCESS)
       return error(kernel, std::string("cannot create the pipeline of ") +
