@@ -16,8 +16,6 @@
 #include "MetalTarget.h"
 #include "../SPIRV/SPIRVTarget.h"
 
-#include "tlc/Dialect/Tile/IR/AttrNames.h"
-
 #include "mlir/Dialect/SPIRV/IR/SPIRVOps.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Target/SPIRV/Serialization.h"
@@ -206,24 +204,15 @@ public:
              "the SPIR-V the MSL is translated from"}};
   }
 
-  void emitStub(const KernelSignature &kernel, const CompiledModule &compiled,
-                const StubPlacement &placement, std::string &header,
-                std::string &source) const override {
-    bool needsBinary = !placement.binaryEmbedded && !placement.dispatch;
-    GpuKernelInfo info{
-        kernel, tile::kernelEntryName(kernel.name), kernel.threads, 0,
-        needsBinary
-            ? std::vector<uint8_t>(compiled.bytes.begin(), compiled.bytes.end())
-            : std::vector<uint8_t>()};
-    StubFiles files =
-        emitMetalStub(info, placement, profile().subgroupSize,
-                      pushWordsOf(compiled, info.entryName),
-                      compiled.functionNames.lookup(info.entryName));
-    header = std::move(files.header);
-    source = std::move(files.source);
+protected:
+  StubFiles emitShaderStub(const GpuKernelInfo &info,
+                           const StubPlacement &placement,
+                           const CompiledModule &compiled) const override {
+    return emitMetalStub(info, placement, profile().subgroupSize,
+                         pushWordsOf(compiled, info.entryName),
+                         compiled.functionNames.lookup(info.entryName));
   }
 
-protected:
   bool finish(mlir::spirv::ModuleOp module, llvm::ArrayRef<uint32_t>,
               CompiledModule &compiled, CompileError &error) const override {
     Translator translator;

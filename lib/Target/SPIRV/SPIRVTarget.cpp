@@ -154,3 +154,19 @@ SPIRVBasedTarget::compile(mlir::ModuleOp module, EmitKind kind,
     return std::nullopt;
   return compiled;
 }
+
+void SPIRVBasedTarget::emitStub(const KernelSignature &kernel,
+                                const CompiledModule &compiled,
+                                const StubPlacement &placement,
+                                std::string &header,
+                                std::string &source) const {
+  bool needsBinary = !placement.binaryEmbedded && !placement.dispatch;
+  GpuKernelInfo info{kernel, tile::kernelEntryName(kernel.name), kernel.threads,
+                     0,
+                     needsBinary ? std::vector<uint8_t>(compiled.bytes.begin(),
+                                                        compiled.bytes.end())
+                                 : std::vector<uint8_t>()};
+  StubFiles files = emitShaderStub(info, placement, compiled);
+  header = std::move(files.header);
+  source = std::move(files.source);
+}

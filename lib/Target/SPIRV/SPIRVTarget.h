@@ -48,6 +48,9 @@ public:
                                         const CompileOptions &options,
                                         CompileError &error) const override;
   bool stubsEmbedBinary() const override { return true; }
+  void emitStub(const KernelSignature &kernel, const CompiledModule &compiled,
+                const StubPlacement &placement, std::string &header,
+                std::string &source) const override;
 
 protected:
   const ShaderProfile &profile() const { return *chosen; }
@@ -56,6 +59,10 @@ protected:
   virtual bool finish(mlir::spirv::ModuleOp module,
                       llvm::ArrayRef<uint32_t> words, CompiledModule &compiled,
                       CompileError &error) const = 0;
+  /// The stub of one kernel (info.binary: the Obj form, when it embeds it).
+  virtual StubFiles emitShaderStub(const GpuKernelInfo &info,
+                                   const StubPlacement &placement,
+                                   const CompiledModule &compiled) const = 0;
 
 private:
   const char *title;

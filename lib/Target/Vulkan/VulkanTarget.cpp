@@ -12,8 +12,6 @@
 #include "VulkanTarget.h"
 #include "../SPIRV/SPIRVTarget.h"
 
-#include "tlc/Dialect/Tile/IR/AttrNames.h"
-
 #include "llvm/Support/raw_ostream.h"
 
 using namespace tlc;
@@ -40,24 +38,15 @@ public:
              "the SPIR-V binary (the same as -emit=obj)"}};
   }
 
-  void emitStub(const KernelSignature &kernel, const CompiledModule &compiled,
-                const StubPlacement &placement, std::string &header,
-                std::string &source) const override {
-    bool needsBinary = !placement.binaryEmbedded && !placement.dispatch;
-    GpuKernelInfo info{
-        kernel, tile::kernelEntryName(kernel.name), kernel.threads, 0,
-        needsBinary
-            ? std::vector<uint8_t>(compiled.bytes.begin(), compiled.bytes.end())
-            : std::vector<uint8_t>()};
-    StubFiles files =
-        emitVulkanStub(info, placement, profile().subgroupSize,
-                       pushWordsOf(compiled, info.entryName),
-                       compiled.paramsBuffers.contains(info.entryName));
-    header = std::move(files.header);
-    source = std::move(files.source);
+protected:
+  StubFiles emitShaderStub(const GpuKernelInfo &info,
+                           const StubPlacement &placement,
+                           const CompiledModule &compiled) const override {
+    return emitVulkanStub(info, placement, profile().subgroupSize,
+                          pushWordsOf(compiled, info.entryName),
+                          compiled.paramsBuffers.contains(info.entryName));
   }
 
-protected:
   bool finish(mlir::spirv::ModuleOp, llvm::ArrayRef<uint32_t> words,
               CompiledModule &compiled, CompileError &) const override {
     compiled.bytes.append(reinterpret_cast<const char *>(words.data()),

@@ -9,6 +9,7 @@
 #include <vulkan/vulkan.h>
 
 #include "softmax.h"
+#include "softmax_rows.h"
 #include "tlc/Runtime/tlc_vulkan.h"
 
 #include <cmath>
@@ -71,15 +72,7 @@ int main() {
   srand(7);
   for (float &v : x)
     v = float(rand()) / RAND_MAX * 8.0f - 4.0f;
-  for (int64_t i = 0; i < M; ++i) {
-    double mx = -INFINITY, sum = 0;
-    for (int64_t j = 0; j < N; ++j)
-      mx = std::fmax(mx, x[i * N + j]);
-    for (int64_t j = 0; j < N; ++j)
-      sum += std::exp(x[i * N + j] - mx);
-    for (int64_t j = 0; j < N; ++j)
-      ref[i * N + j] = float(std::exp(x[i * N + j] - mx) / sum);
-  }
+  softmaxRows(x, ref, M, N);
   void *dx = nullptr, *dy = nullptr;
   if (!(s = tlc::vulkan::allocate(x.size() * 4, dx)).ok() ||
       !(s = tlc::vulkan::allocate(y.size() * 4, dy)).ok() ||

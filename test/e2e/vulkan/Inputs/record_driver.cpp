@@ -6,25 +6,13 @@
 #include <vulkan/vulkan.h>
 
 #include "softmax.h"
+#include "softmax_rows.h"
 #include "tlc/Runtime/tlc_vulkan.h"
 
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
-
-static void softmaxRows(const std::vector<float> &x, std::vector<float> &y,
-                        int64_t M, int64_t N) {
-  for (int64_t i = 0; i < M; ++i) {
-    double mx = -INFINITY, sum = 0;
-    for (int64_t j = 0; j < N; ++j)
-      mx = std::fmax(mx, x[i * N + j]);
-    for (int64_t j = 0; j < N; ++j)
-      sum += std::exp(x[i * N + j] - mx);
-    for (int64_t j = 0; j < N; ++j)
-      y[i * N + j] = float(std::exp(x[i * N + j] - mx) / sum);
-  }
-}
 
 int main() {
   const int64_t M = 7, N = 130;
