@@ -140,7 +140,7 @@ private:
       for (size_t i = 0; i < bin.size(); ++i) {
         if (i % 16 == 0)
           os << "\n   ";
-        os << " " << static_cast<int>(static_cast<char>(bin[i])) << ",";
+        os << " " << static_cast<int>(static_cast<signed char>(bin[i])) << ",";
       }
       os << " 0\n};\nconstexpr size_t " << binarySizeVar() << " = "
          << bin.size() << ";\n} // namespace\n\n";

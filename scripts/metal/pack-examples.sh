@@ -22,7 +22,7 @@ while read -r name example defines _; do
   rm -rf "${out:?}/$name" && mkdir -p "$out/$name"
   IFS=+ read -r -a files <<< "$example"
   for file in "${files[@]}"; do
-    "$tlc" "$root/examples/$file" -target=metal --bundle "${args[@]}" \
+    "$tlc" "$root/examples/$file" -target=metal --bundle ${args[@]+"${args[@]}"} \
       -o "$out/$name/"
   done
   n=$((n + 1))

@@ -17,7 +17,9 @@ while read -r name _ _ driver stub driver_defines; do
   [[ -z $name || $name == \#* ]] && continue
   defines=()
   [[ $driver_defines != - ]] && IFS=, read -r -a defines <<< "$driver_defines"
-  flags=(-x objective-c++ -std=c++17 -DTLC_CHECK_METAL "${defines[@]}"
+  # ${a[@]+"${a[@]}"}: an empty array under set -u in macOS's bash 3.2.
+  flags=(-x objective-c++ -std=c++17 -DTLC_CHECK_METAL
+         ${defines[@]+"${defines[@]}"}
          -I"$here/include" -I"$here/$name")
   sources=("$here/drivers/$driver")
   [[ $stub != - ]] && sources+=("$here/$name/$stub.mm")

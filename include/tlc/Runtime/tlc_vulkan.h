@@ -34,6 +34,7 @@
 #include <vulkan/vulkan.h>
 
 #include <dlfcn.h>
+#include <unistd.h>
 
 #include <cstdint>
 #include <cstdio>
@@ -329,7 +330,9 @@ inline void savePipelineCache(Context &c) {
   if (c.vk.vkGetPipelineCacheData(c.device, c.pipelineCache, &size,
                                   data.data()) != VK_SUCCESS)
     return;
-  std::string temporary = c.pipelineCacheFile + ".tmp";
+  // A name of this process's own: several may save at once.
+  std::string temporary =
+      c.pipelineCacheFile + "." + std::to_string(getpid()) + ".tmp";
   std::FILE *f = std::fopen(temporary.c_str(), "wb");
   if (!f)
     return;
@@ -721,8 +724,25 @@ inline Status transfer(void *address, void *host, size_t bytes, bool toDevice) {
     std::memcpy(staging.mapped, host, bytes);
   VkBufferCopy region{toDevice ? 0 : offset, toDevice ? offset : 0, bytes};
   r = c.submit([&](VkCommandBuffer cmd) {
+    // After earlier kernels and copies; a download visible to the host.
+    VkMemoryBarrier before{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+    before.srcAccessMask =
+        VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+    before.dstAccessMask =
+        VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+    vk.vkCmdPipelineBarrier(
+        cmd,
+        VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+        VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1, &before, 0, nullptr, 0, nullptr);
     vk.vkCmdCopyBuffer(cmd, toDevice ? staging.buffer : a.buffer,
                        toDevice ? a.buffer : staging.buffer, 1, &region);
+    VkMemoryBarrier after{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+    after.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+    after.dstAccessMask = VK_ACCESS_HOST_READ_BIT | VK_ACCESS_SHADER_READ_BIT;
+    vk.vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT,
+                            VK_PIPELINE_STAGE_HOST_BIT |
+                                VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                            0, 1, &after, 0, nullptr, 0, nullptr);
   });
   if (r == VK_SUCCESS && !toDevice)
     std::memcpy(host, staging.mapped, bytes);
@@ -825,14 +845,16 @@ public:
     // recorded launches of one kernel each see their own words.
     auto record = [&](VkCommandBuffer cmd, VkDescriptorSet set) {
       VkMemoryBarrier order{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
-      order.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
+      order.srcAccessMask =
+          VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
       order.dstAccessMask = VK_ACCESS_SHADER_READ_BIT |
                             VK_ACCESS_SHADER_WRITE_BIT |
                             VK_ACCESS_TRANSFER_WRITE_BIT;
-      vk.vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-                              VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT |
-                                  VK_PIPELINE_STAGE_TRANSFER_BIT,
-                              0, 1, &order, 0, nullptr, 0, nullptr);
+      vk.vkCmdPipelineBarrier(
+          cmd,
+          VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+          VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+          0, 1, &order, 0, nullptr, 0, nullptr);
       if (paramsBuffer) {
         vk.vkCmdUpdateBuffer(cmd, params.buffer, 0, pushWords * 4, push.data());
         VkMemoryBarrier written{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
@@ -843,7 +865,7 @@ public:
                                 &written, 0, nullptr, 0, nullptr);
       }
       vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
-      if (sets && c.pushDescriptors)
+      if (sets && pushed)
         vk.vkCmdPushDescriptorSetKHR(cmd, VK_PIPELINE_BIND_POINT_COMPUTE,
                                      layout, 0, sets, writes.data());
       else if (sets)
@@ -856,17 +878,23 @@ public:
                        static_cast<uint32_t>(gy), static_cast<uint32_t>(gz));
     };
     if (commands) {
-      if (!c.pushDescriptors)
-        return error(kernel, "recording into a command buffer needs "
-                             "VK_KHR_push_descriptor, which " +
-                                 std::string(c.properties.deviceName) +
-                                 " does not have enabled");
+      if (!pushed)
+        return error(kernel,
+                     c.pushDescriptors
+                         ? std::string("recording into a command buffer "
+                                       "takes at most 32 buffers; the "
+                                       "kernel has ") +
+                               std::to_string(sets)
+                         : "recording into a command buffer needs "
+                           "VK_KHR_push_descriptor, which " +
+                               std::string(c.properties.deviceName) +
+                               " does not have enabled");
       record(static_cast<VkCommandBuffer>(commands), VK_NULL_HANDLE);
       return Status{};
     }
     VkDescriptorSet set = VK_NULL_HANDLE;
     VkResult r = VK_SUCCESS;
-    if (sets && !c.pushDescriptors) {
+    if (sets && !pushed) {
       // One set, rewritten per launch: launches wait for their end.
       VkDescriptorSetAllocateInfo setInfo{
           VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
@@ -882,7 +910,18 @@ public:
         w.dstSet = set;
       vk.vkUpdateDescriptorSets(c.device, sets, writes.data(), 0, nullptr);
     }
-    r = c.submit([&](VkCommandBuffer cmd) { record(cmd, set); });
+    r = c.submit([&](VkCommandBuffer cmd) {
+      record(cmd, set);
+      // Its writes are visible to the host (mapped downloads) and to copies.
+      VkMemoryBarrier done{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+      done.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
+      done.dstAccessMask =
+          VK_ACCESS_HOST_READ_BIT | VK_ACCESS_TRANSFER_READ_BIT;
+      vk.vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                              VK_PIPELINE_STAGE_HOST_BIT |
+                                  VK_PIPELINE_STAGE_TRANSFER_BIT,
+                              0, 1, &done, 0, nullptr, 0, nullptr);
+    });
     if (r != VK_SUCCESS)
       return error(kernel, "the launch failed: " + describe(r));
     return Status{};
@@ -895,8 +934,9 @@ private:
   uint32_t bindings;
   const uint32_t *block; // the ABI's word of each push-constant word
   uint32_t pushWords, threads, subgroupSize;
-  bool paramsBuffer; // the words come in a storage buffer, not push constants
-  Allocation params; // that buffer (written by vkCmdUpdateBuffer)
+  bool paramsBuffer;   // the words come in a storage buffer, not push constants
+  Allocation params;   // that buffer (written by vkCmdUpdateBuffer)
+  bool pushed = false; // descriptors pushed (VK_KHR_push_descriptor)
   Status made;
   bool tried = false;
   VkDescriptorSetLayout setLayout = VK_NULL_HANDLE;
@@ -951,7 +991,9 @@ private:
     VkDescriptorSetLayoutCreateInfo setInfo{
         VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
     setInfo.bindingCount = sets;
-    if (c.pushDescriptors)
+    // Push descriptors up to the 32 every device with them allows.
+    pushed = c.pushDescriptors && sets <= 32;
+    if (pushed)
       setInfo.flags = VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR;
     setInfo.pBindings = layoutBindings.data();
     VkPushConstantRange range{VK_SHADER_STAGE_COMPUTE_BIT, 0, pushWords * 4};
@@ -994,8 +1036,9 @@ private:
     pipelineInfo.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
     pipelineInfo.stage.module = module;
     pipelineInfo.stage.pName = entry;
-    if (controllable) {
-      // The kernels' shuffles assume whole subgroups of this size.
+    if (!native) {
+      // The kernels' shuffles assume whole subgroups of this size. (Only
+      // then: a caller's device may not have enabled size control.)
       pipelineInfo.stage.pNext = &required;
       if (c.fullSubgroups && threads % subgroupSize == 0)
         pipelineInfo.stage.flags |=
