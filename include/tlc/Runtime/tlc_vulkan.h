@@ -980,6 +980,15 @@ private:
                        " and cannot be asked for another; recompile with "
                        "the -arch of this device");
     uint32_t sets = bindings + (paramsBuffer ? 1 : 0);
+    // (Drivers need not check: lavapipe crashes past its 32.)
+    uint32_t bufferLimit =
+        c.properties.limits.maxPerStageDescriptorStorageBuffers;
+    if (sets > bufferLimit)
+      return error(kernel, "the kernel takes " + std::to_string(sets) +
+                               " storage buffers (its tensors" +
+                               (paramsBuffer ? " and its sizes" : "") + "); " +
+                               c.properties.deviceName + " allows " +
+                               std::to_string(bufferLimit) + " per shader");
     std::vector<VkDescriptorSetLayoutBinding> layoutBindings(sets);
     for (uint32_t t = 0; t < sets; ++t) {
       layoutBindings[t] = VkDescriptorSetLayoutBinding{};
