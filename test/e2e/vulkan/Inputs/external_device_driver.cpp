@@ -9,7 +9,7 @@
 #include <vulkan/vulkan.h>
 
 #include "softmax.h"
-#include "softmax_rows.h"
+#include "test_util.h"
 #include "tlc/Runtime/tlc_vulkan.h"
 
 #include <cmath>
@@ -96,17 +96,8 @@ int main() {
   std::printf("AGAIN: status=%d %s\n", s.code, s.message.c_str());
   // This device was made without VK_KHR_push_descriptor (and mine says
   // so): launches cannot be recorded into its command buffers.
-  VkCommandPoolCreateInfo poolInfo{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
-  poolInfo.queueFamilyIndex = family;
   VkCommandPool pool;
-  vkCreateCommandPool(device, &poolInfo, nullptr, &pool);
-  VkCommandBufferAllocateInfo allocInfo{
-      VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
-  allocInfo.commandPool = pool;
-  allocInfo.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
-  allocInfo.commandBufferCount = 1;
-  VkCommandBuffer cmd;
-  vkAllocateCommandBuffers(device, &allocInfo, &cmd);
+  VkCommandBuffer cmd = recordingCommandBuffer(device, family, pool);
   s = tlc::kernels::softmax(tlc::makeTensor(dx, TLC_F32, {M, N}),
                             tlc::makeTensor(dy, TLC_F32, {M, N}),
                             tlc::LaunchOptions(0, cmd));

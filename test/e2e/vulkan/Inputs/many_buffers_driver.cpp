@@ -5,6 +5,7 @@
 #include <vulkan/vulkan.h>
 
 #include "many.h"
+#include "test_util.h"
 #include "tlc/Runtime/tlc_vulkan.h"
 
 #include <cstdio>
@@ -48,19 +49,8 @@ int main() {
   std::printf("LAUNCH: status=%d %s, %d wrong\n", s.code, s.message.c_str(),
               wrong);
   tlc::vulkan::Context &c = tlc::vulkan::context();
-  VkCommandPoolCreateInfo poolInfo{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
-  poolInfo.queueFamilyIndex = c.queueFamily;
   VkCommandPool pool;
-  vkCreateCommandPool(c.device, &poolInfo, nullptr, &pool);
-  VkCommandBufferAllocateInfo allocInfo{
-      VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
-  allocInfo.commandPool = pool;
-  allocInfo.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
-  allocInfo.commandBufferCount = 1;
-  VkCommandBuffer cmd;
-  vkAllocateCommandBuffers(c.device, &allocInfo, &cmd);
-  VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-  vkBeginCommandBuffer(cmd, &begin);
+  VkCommandBuffer cmd = recordingCommandBuffer(c.device, c.queueFamily, pool);
   s = launch(tlc::LaunchOptions(0, cmd));
   std::printf("RECORD: status=%d %s\n", s.code, s.message.c_str());
   vkEndCommandBuffer(cmd);

@@ -6,7 +6,7 @@
 #include <vulkan/vulkan.h>
 
 #include "softmax.h"
-#include "softmax_rows.h"
+#include "test_util.h"
 #include "tlc/Runtime/tlc_vulkan.h"
 
 #include <cmath>
@@ -34,19 +34,8 @@ int main() {
     return 1;
   }
   tlc::vulkan::Context &c = tlc::vulkan::context();
-  VkCommandPoolCreateInfo poolInfo{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
-  poolInfo.queueFamilyIndex = c.queueFamily;
   VkCommandPool pool;
-  vkCreateCommandPool(c.device, &poolInfo, nullptr, &pool);
-  VkCommandBufferAllocateInfo allocInfo{
-      VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
-  allocInfo.commandPool = pool;
-  allocInfo.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
-  allocInfo.commandBufferCount = 1;
-  VkCommandBuffer cmd;
-  vkAllocateCommandBuffers(c.device, &allocInfo, &cmd);
-  VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-  vkBeginCommandBuffer(cmd, &begin);
+  VkCommandBuffer cmd = recordingCommandBuffer(c.device, c.queueFamily, pool);
 
   tlc::LaunchOptions record(0, cmd);
   auto X = tlc::makeTensor(dx, TLC_F32, {M, N});
