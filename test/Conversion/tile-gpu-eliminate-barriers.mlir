@@ -75,4 +75,76 @@ gpu.module @m {
     gpu.barrier
     gpu.return
   }
+
+  // An address marked tile.read_only_address (a wgmma descriptor's) counts
+  // as a read: the barrier between two of them goes, the one before a
+  // later write stays.
+  // CHECK-LABEL: gpu.func @read_only_descriptor
+  // CHECK: gpu.barrier
+  // CHECK-NEXT: memref.extract_aligned_pointer_as_index {{.*}} {tile.read_only_address}
+  // CHECK-NEXT: memref.extract_aligned_pointer_as_index {{.*}} {tile.read_only_address}
+  // CHECK-NEXT: gpu.barrier
+  // CHECK-NEXT: memref.store
+  gpu.func @read_only_descriptor(%v: f32, %i: index) kernel {
+    %s = memref.alloca() : memref<128xf32, #gpu.address_space<workgroup>>
+    gpu.barrier
+    %p = memref.extract_aligned_pointer_as_index %s : memref<128xf32, #gpu.address_space<workgroup>> -> index {tile.read_only_address}
+    gpu.barrier
+    %q = memref.extract_aligned_pointer_as_index %s : memref<128xf32, #gpu.address_space<workgroup>> -> index {tile.read_only_address}
+    gpu.barrier
+    memref.store %v, %s[%i] : memref<128xf32, #gpu.address_space<workgroup>>
+    gpu.return
+  }
+
+  // A pipelined body without a leading barrier (a warp-specialized
+  // consumer loop): its start follows the previous iteration's accesses
+  // after its last barrier and, the first time, the loop's block after its
+  // last barrier; its end runs on into the next iteration's start.
+  // CHECK-LABEL: gpu.func @consumer_loops
+  // CHECK: memref.store
+  // CHECK-NEXT: gpu.barrier
+  // CHECK-NEXT: scf.for
+  // Only reads: the barrier goes.
+  // CHECK-NEXT: memref.extract_aligned_pointer_as_index
+  // CHECK-NEXT: memref.load
+  // CHECK-NEXT: } {tile.pipelined}
+  // The previous iteration's write, a read, then a write: kept.
+  // CHECK: scf.for
+  // CHECK-NEXT: memref.load
+  // CHECK-NEXT: gpu.barrier
+  // CHECK-NEXT: memref.store
+  // CHECK-NEXT: } {tile.pipelined}
+  // A write before the loop, then the loop's reads: the first iteration
+  // needs the barrier (the loop's block has none between them).
+  // CHECK: memref.store
+  // CHECK-NEXT: scf.for
+  // CHECK-NEXT: gpu.barrier
+  // CHECK-NEXT: memref.load
+  // CHECK-NEXT: } {tile.pipelined}
+  gpu.func @consumer_loops(%v: f32, %n: index) kernel {
+    %s = memref.alloca() : memref<128xf32, #gpu.address_space<workgroup>>
+    %t = memref.alloca() : memref<128xf32, #gpu.address_space<workgroup>>
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    memref.store %v, %s[%c0] : memref<128xf32, #gpu.address_space<workgroup>>
+    gpu.barrier
+    scf.for %k = %c0 to %n step %c1 {
+      %p = memref.extract_aligned_pointer_as_index %s : memref<128xf32, #gpu.address_space<workgroup>> -> index {tile.read_only_address}
+      gpu.barrier
+      %x = memref.load %s[%k] : memref<128xf32, #gpu.address_space<workgroup>>
+    } {tile.pipelined}
+    gpu.barrier
+    scf.for %k = %c0 to %n step %c1 {
+      %y = memref.load %t[%k] : memref<128xf32, #gpu.address_space<workgroup>>
+      gpu.barrier
+      memref.store %v, %t[%k] : memref<128xf32, #gpu.address_space<workgroup>>
+    } {tile.pipelined}
+    gpu.barrier
+    memref.store %v, %s[%c1] : memref<128xf32, #gpu.address_space<workgroup>>
+    scf.for %k = %c0 to %n step %c1 {
+      gpu.barrier
+      %z = memref.load %s[%k] : memref<128xf32, #gpu.address_space<workgroup>>
+    } {tile.pipelined}
+    gpu.return
+  }
 }

@@ -51,9 +51,11 @@ SharedAccess sharedAccessOf(Operation *op) {
     if (llvm::none_of(inner->getOperands(),
                       [](Value v) { return isWorkgroup(v.getType()); }))
       return;
-    // A shared address taken (matrix descriptors): any access through it.
+    // A shared address taken: any access through it, or reads only (a
+    // matrix descriptor's).
     if (llvm::isa<memref::ExtractAlignedPointerAsIndexOp>(inner)) {
-      a.read = a.write = true;
+      a.read = true;
+      a.write |= !inner->hasAttr(tile::attr::kReadOnlyAddress);
       return;
     }
     auto iface = llvm::dyn_cast<MemoryEffectOpInterface>(inner);
@@ -75,11 +77,46 @@ SharedAccess sharedAccessOf(Operation *op) {
   return a;
 }
 
+/// The shared-memory accesses that may run right before `op` since the last
+/// barrier: walking back in its block to a barrier; from a block's start,
+/// on before its parent op (and, in a loop, all of the loop: the previous
+/// iteration's tail); nothing before the kernel's start.
+SharedAccess accessesBefore(Operation *op) {
+  SharedAccess a;
+  for (Operation *p = op->getPrevNode(); p; p = p->getPrevNode()) {
+    if (llvm::isa<gpu::BarrierOp>(p))
+      return a;
+    SharedAccess x = sharedAccessOf(p);
+    a |= x;
+    if (x.barrier)
+      return a;
+  }
+  Operation *parent = op->getParentOp();
+  if (llvm::isa<gpu::GPUFuncOp>(parent))
+    return a;
+  if (auto loop = llvm::dyn_cast<scf::ForOp>(parent)) {
+    // The previous iteration's tail after its last barrier, taken as the
+    // whole body: barriers there may still go.
+    a |= sharedAccessOf(loop);
+    a |= accessesBefore(loop);
+    a.barrier = false;
+    return a;
+  }
+  if (llvm::isa<scf::IfOp>(parent)) {
+    a |= accessesBefore(parent);
+    a.barrier = false;
+    return a;
+  }
+  return SharedAccess{true, true, false};
+}
+
 /// Drops barriers that order nothing. A barrier between the shared-memory
 /// accesses since the last kept barrier and those up to the next barrier is
 /// needed only for a write before any access or a read before a write; the
 /// block's start and end count as any access, except that a pipelined
-/// loop's body ends where the next iteration's leading barrier follows.
+/// loop's body ends where the next iteration's leading barrier follows (or
+/// its first barrier, in a warp-specialized loop without a leading one) and
+/// starts after the previous iteration's last barrier.
 void removeRedundantBarriers(Operation *root) {
   SmallVector<Block *> blocks;
   root->walk([&](Block *block) { blocks.push_back(block); });
@@ -93,7 +130,13 @@ void removeRedundantBarriers(Operation *root) {
       access.push_back(llvm::isa<gpu::BarrierOp>(op) ? SharedAccess()
                                                      : sharedAccessOf(&op));
     }
-    SharedAccess before{true, true, false}; // since the last kept barrier
+    // Since the last kept barrier: at the block's start, anything; at a
+    // pipelined loop body's start, what the previous iteration or the code
+    // before the loop may have done since a barrier (accessesBefore).
+    std::vector<bool> erased(ops.size(), false);
+    SharedAccess before{true, true, false};
+    if (pipelined && !ops.empty())
+      before = accessesBefore(ops.front());
     for (size_t i = 0; i < ops.size(); ++i) {
       if (!llvm::isa<gpu::BarrierOp>(ops[i])) {
         before |= access[i];
@@ -116,6 +159,17 @@ void removeRedundantBarriers(Operation *root) {
       }
       if (reachedEnd && !pipelined)
         after = SharedAccess{true, true, false};
+      // A pipelined body goes on with the next iteration's start, up to its
+      // first (kept) barrier.
+      for (size_t j = 0; reachedEnd && pipelined && j < i; ++j) {
+        if (erased[j])
+          continue;
+        if (llvm::isa<gpu::BarrierOp>(ops[j]))
+          break;
+        after |= access[j];
+        if (access[j].barrier)
+          break;
+      }
       bool needed = (before.write && (after.read || after.write)) ||
                     (before.read && after.write);
       if (needed) {
@@ -123,6 +177,7 @@ void removeRedundantBarriers(Operation *root) {
         continue;
       }
       ops[i]->erase();
+      erased[i] = true;
     }
   }
 }

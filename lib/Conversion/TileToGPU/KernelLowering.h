@@ -59,8 +59,10 @@ inline mlir::MemRefType memrefType(mlir::Value v) {
 
 /// The byte address (an index) of the first element of `view`, a memref of
 /// `elemBytes`-byte elements: its aligned pointer plus its offset.
+/// `readOnly`: nothing writes the view through it (tile.read_only_address).
 mlir::Value viewByteAddress(mlir::OpBuilder &b, mlir::Location loc,
-                            mlir::Value view, int64_t elemBytes);
+                            mlir::Value view, int64_t elemBytes,
+                            bool readOnly = false);
 
 /// Whether `v` is a memref in shared (workgroup) memory.
 inline bool isWorkgroup(mlir::Value v) {

@@ -26,8 +26,10 @@ using namespace tlc;
 using namespace tlc::gpu_lowering;
 
 Value gpu_lowering::viewByteAddress(OpBuilder &b, Location loc, Value view,
-                                    int64_t elemBytes) {
-  Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, view);
+                                    int64_t elemBytes, bool readOnly) {
+  auto base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, view);
+  if (readOnly)
+    base->setAttr(tile::attr::kReadOnlyAddress, b.getUnitAttr());
   auto meta = memref::ExtractStridedMetadataOp::create(b, loc, view);
   Value scale = indexConst(b, loc, elemBytes);
   Value offset = arith::MulIOp::create(b, loc, meta.getOffset(), scale);

@@ -135,6 +135,10 @@ constexpr llvm::StringLiteral kFallback = "tile.fallback";
 /// of `box` elements (outermost first) into tiles swizzled by `swizzle`
 /// bytes.
 constexpr llvm::StringLiteral kTensorMaps = "tile.tensor_maps";
+/// Unit, on a memref.extract_aligned_pointer_as_index of a shared tile: the
+/// address only reads the tile (a matrix descriptor), which
+/// tile-gpu-eliminate-barriers then counts as a read, not as any access.
+constexpr llvm::StringLiteral kReadOnlyAddress = "tile.read_only_address";
 
 } // namespace tlc::tile::attr
 
