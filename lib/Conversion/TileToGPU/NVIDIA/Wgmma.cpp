@@ -25,6 +25,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 using namespace mlir;
 using namespace tlc;
@@ -82,7 +83,13 @@ public:
     return (ab.isF16() || ab.isBF16()) && acc.isF32();
   }
   int64_t operandRowBytes() const override { return 32; }
-  bool hasRegisterA() const override { return false; }
+  /// A in registers (FlashAttention's P): per warp, the 16 x 16 slice of a
+  /// k step in the pairs of an accumulator tile 16 rows high, as mma.sync
+  /// reads it; warpgroups lie along M.
+  std::optional<tile::FragmentLayout>
+  registerA(int64_t m, int64_t k, int64_t threads, int64_t wm) const override {
+    return accumulator(m, k, threads, wm, 1);
+  }
   /// Elements an instruction row reads from shared memory per k step: one
   /// 64 x 16 A slice and one 16 x N B slice per instruction (N at most 256),
   /// so a warpgroup prefers 64 x 256 to 128 x 128.
@@ -91,7 +98,8 @@ public:
     return (gm / 64) * ((gn + instN - 1) / instN) * (64 * 16 + 16 * instN);
   }
   bool operandsSuit(tile::GemmOp op) const override {
-    return swizzleFor(op.getA()) && swizzleFor(op.getB());
+    return (tile::isFragment(op.getA()) || swizzleFor(op.getA())) &&
+           swizzleFor(op.getB());
   }
   /// An N-major B (not transposed) is read in whole swizzle atoms: each
   /// instruction's N must be a multiple of the atom's width (64 columns of
@@ -137,6 +145,72 @@ int64_t descriptorBits(int64_t swizzle, int64_t leadingBytes,
          ((strideBytes >> 4) & 0x3FFF) << 32 | mode << 62;
 }
 
+/// The four registers of register-A operand `af` that warpgroup tile `mt`
+/// reads at k step `k0`: pairs of 16-bit elements (rows g and g + 8, then
+/// the same rows 8 columns on, as the accumulator layout keeps them) packed
+/// into 32-bit words.
+SmallVector<Value, 4> registerSlice(OpBuilder &b, Location loc,
+                                    const RegisterFragment &af, int64_t mt,
+                                    int64_t k0) {
+  auto slots = af.layout.slotsByOffset();
+  Type elem = memrefType(af.slots).getElementType();
+  auto pairType = VectorType::get({2}, elem);
+  auto wordType = VectorType::get({1}, b.getI32Type());
+  SmallVector<Value, 4> words;
+  for (int64_t r = 0; r < 4; ++r) {
+    int64_t row = mt * 64 + (r % 2) * 8, col = k0 + (r / 2) * 8;
+    SmallVector<Value, 2> pair;
+    for (int64_t e = 0; e < 2; ++e)
+      pair.push_back(memref::LoadOp::create(
+          b, loc, af.slots, indexConst(b, loc, slots.lookup({row, col + e}))));
+    Value packed = vector::FromElementsOp::create(b, loc, pairType, pair);
+    Value word = vector::BitCastOp::create(b, loc, wordType, packed);
+    words.push_back(
+        vector::ExtractOp::create(b, loc, word, ArrayRef<int64_t>{0}));
+  }
+  return words;
+}
+
+/// wgmma.mma_async with A from registers, as inline PTX (the NVVM op takes
+/// only a descriptor for A): accumulators tied to the results, scale-d 1.
+Value wgmmaRegisterA(OpBuilder &b, Location loc, Type structType, Value acc,
+                     ArrayRef<Value> aRegisters, Value descB, int64_t instN,
+                     bool bf16, bool transB) {
+  int64_t count = instN / 2;
+  std::string text;
+  llvm::raw_string_ostream ptx(text);
+  ptx << "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
+      << "wgmma.mma_async.sync.aligned.m64n" << instN << "k16.f32."
+      << (bf16 ? "bf16.bf16" : "f16.f16") << " {";
+  std::string constraints;
+  SmallVector<Value> operands;
+  for (int64_t r = 0; r < count; ++r) {
+    ptx << (r ? ", $" : "$") << r;
+    constraints += "=f,";
+  }
+  for (int64_t r = 0; r < count; ++r) {
+    constraints += std::to_string(r) + ",";
+    operands.push_back(LLVM::ExtractValueOp::create(b, loc, acc, r));
+  }
+  ptx << "}, {";
+  for (int64_t r = 0; r < 4; ++r) {
+    ptx << (r ? ", $" : "$") << 2 * count + r;
+    constraints += "r,";
+    operands.push_back(aRegisters[r]);
+  }
+  // K-major B is imm-trans-b 0, N-major 1.
+  ptx << "}, $" << 2 * count + 4 << ", p, 1, 1, " << (transB ? 0 : 1) << ";\n}";
+  constraints += "l";
+  operands.push_back(descB);
+  auto asmOp = LLVM::InlineAsmOp::create(
+      b, loc, structType, operands, text, constraints,
+      /*has_side_effects=*/true, /*is_align_stack=*/false,
+      LLVM::TailCallKind::None,
+      LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
+      /*operand_attrs=*/ArrayAttr());
+  return asmOp.getResult(0);
+}
+
 } // namespace
 
 std::unique_ptr<tile::MmaKind> nvidia::createWgmmaKind() {
@@ -147,7 +221,9 @@ LogicalResult nvidia::lowerWgmma(KernelLowering &k, tile::GemmOp op,
                                  const tile::MmaKind &kind) {
   Value A = op.getA(), B = op.getB();
   const RegisterFragment *cf = k.fragment(op.getC());
-  if (!cf || !isWorkgroup(A) || !isWorkgroup(B))
+  // A from shared memory, or registers (the `af` fragment).
+  const RegisterFragment *af = k.fragment(A);
+  if (!cf || !(isWorkgroup(A) || af) || !isWorkgroup(B))
     return failure();
   Type elem = memrefType(A).getElementType();
   if (!(elem.isF16() || elem.isBF16()) ||
@@ -159,17 +235,20 @@ LogicalResult nvidia::lowerWgmma(KernelLowering &k, tile::GemmOp op,
   auto aShape = memrefType(A).getShape();
   int64_t K = transA ? aShape[0] : aShape[1];
   auto grid = tile::matchMmaAccumulator(kind, cf->layout, M, N);
-  int64_t swizzleA = k.swizzleOf(A), swizzleB = k.swizzleOf(B);
-  if (!grid || !swizzleA || !swizzleB || K % 16)
+  int64_t swizzleA = af ? 0 : k.swizzleOf(A), swizzleB = k.swizzleOf(B);
+  if (!grid || !(af || swizzleA) || !swizzleB || K % 16)
     return failure();
   auto [wm, wn] = *grid;
+  if (af && (wn != 1 || transA ||
+             af->layout != kind.accumulator(M, K, k.threads, wm, 1)))
+    return failure();
   int64_t groupM = M / wm, groupN = N / wn, mTiles = groupM / 64;
   int64_t instN = instructionN(groupN);
   int64_t nSplit = groupN / instN;
   const int64_t elemBytes = 2;
   int64_t widthA = swizzleA / elemBytes, widthB = swizzleB / elemBytes;
   // An MN-major operand's instructions start at an atom.
-  if ((transA && 64 % widthA) || (!transB && instN % widthB))
+  if ((!af && transA && 64 % widthA) || (!transB && instN % widthB))
     return failure();
 
   OpBuilder b(op);
@@ -186,7 +265,7 @@ LogicalResult nvidia::lowerWgmma(KernelLowering &k, tile::GemmOp op,
 
   // The descriptor of the tile's storage start plus the warpgroup's bytes.
   auto baseDescriptor = [&](Value tile, Value groupBytes, int64_t bits) {
-    Value address = viewByteAddress(b, loc, tile, elemBytes);
+    Value address = viewByteAddress(b, loc, tile, elemBytes, /*readOnly=*/true);
     address = arith::AddIOp::create(b, loc, address, groupBytes);
     Value start = arith::ShRUIOp::create(
         b, loc,
@@ -202,7 +281,8 @@ LogicalResult nvidia::lowerWgmma(KernelLowering &k, tile::GemmOp op,
   // A: K-major [M, K] (rows of the warpgroup at groupRow * groupM), or
   // M-major [K, M] (its atoms along M from (groupRow * groupM) / widthA).
   Value descA =
-      transA
+      af ? Value()
+      : transA
           ? baseDescriptor(A,
                            multiply(groupRow, groupM / widthA * K * swizzleA),
                            descriptorBits(swizzleA, K * swizzleA, 8 * swizzleA))
@@ -260,11 +340,24 @@ LogicalResult nvidia::lowerWgmma(KernelLowering &k, tile::GemmOp op,
   // K-major A is "row" and K-major B "col" (imm-trans 0).
   auto layoutA = transA ? NVVM::MMALayout::col : NVVM::MMALayout::row;
   auto layoutB = transB ? NVVM::MMALayout::col : NVVM::MMALayout::row;
+  // Register A operands are all packed before the fence: a register written
+  // between the wgmmas of a group makes ptxas fence each one (C7519).
+  SmallVector<SmallVector<Value, 4>> aRegisters;
+  if (af)
+    for (int64_t k0 = 0; k0 < K; k0 += 16)
+      for (int64_t mt = 0; mt < mTiles; ++mt)
+        aRegisters.push_back(registerSlice(b, loc, *af, mt, k0));
   NVVM::WgmmaFenceAlignedOp::create(b, loc);
   for (int64_t k0 = 0; k0 < K; k0 += 16)
-    for (int64_t mt = 0; mt < mTiles; ++mt)
+    for (int64_t mt = 0; mt < mTiles; ++mt) {
       for (int64_t ni = 0; ni < nSplit; ++ni) {
         Value &acc = accs[mt * nSplit + ni];
+        if (af) {
+          acc = wgmmaRegisterA(
+              b, loc, structType, acc, aRegisters[(k0 / 16) * mTiles + mt],
+              at(descB, bOffset(ni, k0)), instN, elem.isBF16(), transB);
+          continue;
+        }
         acc = NVVM::WgmmaMmaAsyncOp::create(
             b, loc, structType, acc, at(descA, aOffset(mt, k0)),
             at(descB, bOffset(ni, k0)),
@@ -273,6 +366,7 @@ LogicalResult nvidia::lowerWgmma(KernelLowering &k, tile::GemmOp op,
             NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one, layoutA, layoutB,
             /*satfinite=*/nullptr);
       }
+    }
   NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
   // The pipeliner may let this group run on (and waits for it later).
   auto inFlight = op->getAttrOfType<IntegerAttr>(tile::attr::kMmaInFlight);
