@@ -18,6 +18,10 @@
 
 using namespace tlc;
 
+static std::string unaryOpSpelling(UnaryOp op) {
+  return op == UnaryOp::Neg ? "-" : op == UnaryOp::Not ? "!" : "~";
+}
+
 // clang-format off
 static llvm::StringRef binaryOpSpelling(BinaryOp op) {
   switch (op) {
@@ -34,6 +38,11 @@ static llvm::StringRef binaryOpSpelling(BinaryOp op) {
   case BinaryOp::Ne: return "!=";
   case BinaryOp::And: return "&&";
   case BinaryOp::Or: return "||";
+  case BinaryOp::BitAnd: return "&";
+  case BinaryOp::BitOr: return "|";
+  case BinaryOp::BitXor: return "^";
+  case BinaryOp::Shl: return "<<";
+  case BinaryOp::Shr: return ">>";
   }
   return "?";
 }
@@ -86,20 +95,29 @@ static int precedence(const Expr &e) {
       return 1;
     case BinaryOp::And:
       return 2;
+    case BinaryOp::BitOr:
+      return 4;
+    case BinaryOp::BitXor:
+      return 5;
+    case BinaryOp::BitAnd:
+      return 6;
+    case BinaryOp::Shl:
+    case BinaryOp::Shr:
+      return 7;
     case BinaryOp::Add:
     case BinaryOp::Sub:
-      return 4;
+      return 8;
     case BinaryOp::Mul:
     case BinaryOp::Div:
     case BinaryOp::Rem:
-      return 5;
+      return 9;
     default:
       return 3;
     }
   case ExprKind::Unary:
-    return 6;
+    return 10;
   default:
-    return 7;
+    return 11;
   }
 }
 
@@ -121,7 +139,7 @@ static std::string exprText(const Expr &e, int minPrec = 0) {
     break;
   case ExprKind::Unary: {
     auto &u = static_cast<const UnaryExpr &>(e);
-    s = (u.op == UnaryOp::Neg ? "-" : "!") + exprText(*u.operand, 6);
+    s = unaryOpSpelling(u.op) + exprText(*u.operand, 10);
     break;
   }
   case ExprKind::Binary: {
@@ -422,7 +440,7 @@ private:
       break;
     case ExprKind::Unary:
       os << "UnaryExpr "
-         << (static_cast<const UnaryExpr &>(e).op == UnaryOp::Neg ? "-" : "!");
+         << unaryOpSpelling(static_cast<const UnaryExpr &>(e).op);
       break;
     case ExprKind::Binary:
       os << "BinaryExpr "

@@ -70,6 +70,12 @@ llvm::StringRef tlc::tokKindName(TokKind kind) {
   case TokKind::GreaterEq: return "'>='";
   case TokKind::AmpAmp: return "'&&'";
   case TokKind::PipePipe: return "'||'";
+  case TokKind::Amp: return "'&'";
+  case TokKind::Pipe: return "'|'";
+  case TokKind::Caret: return "'^'";
+  case TokKind::Tilde: return "'~'";
+  case TokKind::LessLess: return "'<<'";
+  case TokKind::GreaterGreater: return "'>>'";
   }
   return "token";
 }
@@ -113,10 +119,9 @@ Token Lexer::lexError(const char *start, const llvm::Twine &msg) {
 bool Lexer::startsToken(const char *p) const {
   char c = *p;
   if (isIdentStart(c) || isDigit(c) || isSpace(c) ||
-      llvm::StringRef("\"()[]{},;:?+-*/%!=<>").contains(c))
+      llvm::StringRef("\"()[]{},;:?+-*/%!=<>&|^~").contains(c))
     return true;
-  // Single '&' and '|' are not operators; NUL before the end is no EOF.
-  return (c == '&' || c == '|') && p + 1 < bufEnd && p[1] == c;
+  return false; // (NUL before the end is no EOF)
 }
 
 const char *Lexer::skipTrivia() {
@@ -204,11 +209,18 @@ Token Lexer::lex() {
     return make(next('=') ? TokKind::SlashAssign : TokKind::Slash, start);
   case '!': return make(next('=') ? TokKind::NotEq : TokKind::Bang, start);
   case '=': return make(next('=') ? TokKind::EqEq : TokKind::Assign, start);
-  case '<': return make(next('=') ? TokKind::LessEq : TokKind::Less, start);
+  case '<':
+    if (next('<'))
+      return make(TokKind::LessLess, start);
+    return make(next('=') ? TokKind::LessEq : TokKind::Less, start);
   case '>':
+    if (next('>'))
+      return make(TokKind::GreaterGreater, start);
     return make(next('=') ? TokKind::GreaterEq : TokKind::Greater, start);
-  case '&': ++cur; return make(TokKind::AmpAmp, start);
-  case '|': ++cur; return make(TokKind::PipePipe, start);
+  case '&': return make(next('&') ? TokKind::AmpAmp : TokKind::Amp, start);
+  case '|': return make(next('|') ? TokKind::PipePipe : TokKind::Pipe, start);
+  case '^': return make(TokKind::Caret, start);
+  case '~': return make(TokKind::Tilde, start);
   }
   // clang-format on
   llvm_unreachable("startsToken admitted a character lex() does not handle");

@@ -34,7 +34,20 @@ constexpr unsigned kMaxNesting = 256;
 constexpr unsigned kMaxKernels = 1024;
 
 // Binary operator precedences; 0 means "not a binary operator".
-enum Prec { kNoPrec, kOrPrec, kAndPrec, kCmpPrec, kAddPrec, kMulPrec };
+// Bitwise operators bind tighter than comparisons (`x & 1 == 0` is
+// `(x & 1) == 0`), shifts tighter than the other bitwise ones.
+enum Prec {
+  kNoPrec,
+  kOrPrec,
+  kAndPrec,
+  kCmpPrec,
+  kBitOrPrec,
+  kBitXorPrec,
+  kBitAndPrec,
+  kShiftPrec,
+  kAddPrec,
+  kMulPrec
+};
 
 // clang-format off
 std::pair<BinaryOp, int> binaryOp(TokKind kind) {
@@ -52,6 +65,11 @@ std::pair<BinaryOp, int> binaryOp(TokKind kind) {
   case TokKind::Star: return {BinaryOp::Mul, kMulPrec};
   case TokKind::Slash: return {BinaryOp::Div, kMulPrec};
   case TokKind::Percent: return {BinaryOp::Rem, kMulPrec};
+  case TokKind::Pipe: return {BinaryOp::BitOr, kBitOrPrec};
+  case TokKind::Caret: return {BinaryOp::BitXor, kBitXorPrec};
+  case TokKind::Amp: return {BinaryOp::BitAnd, kBitAndPrec};
+  case TokKind::LessLess: return {BinaryOp::Shl, kShiftPrec};
+  case TokKind::GreaterGreater: return {BinaryOp::Shr, kShiftPrec};
   default: return {BinaryOp::Add, kNoPrec};
   }
 }
@@ -808,13 +826,16 @@ ExprPtr Parser::parseBinary(int minPrec) {
 }
 
 ExprPtr Parser::parseUnary() {
-  if (tok.isNot(TokKind::Minus) && tok.isNot(TokKind::Bang))
+  if (tok.isNot(TokKind::Minus) && tok.isNot(TokKind::Bang) &&
+      tok.isNot(TokKind::Tilde))
     return parsePostfix();
   DepthScope scope(*this);
   if (!enterExpr())
     return nullptr;
   SMLoc start = tok.loc();
-  UnaryOp op = tok.is(TokKind::Minus) ? UnaryOp::Neg : UnaryOp::Not;
+  UnaryOp op = tok.is(TokKind::Minus)  ? UnaryOp::Neg
+               : tok.is(TokKind::Bang) ? UnaryOp::Not
+                                       : UnaryOp::BitNot;
   consume();
   ExprPtr operand = parseUnary();
   if (!operand)

@@ -55,31 +55,6 @@ Type Sema::Impl::checkName(NameExpr *e) {
   return setType(e, sym->type, sym->constValue);
 }
 
-Type Sema::Impl::checkUnary(UnaryExpr *e) {
-  Type t = checkExpr(e->operand.get());
-  if (t.isInvalid())
-    return setType(e, t);
-  const auto &c = e->operand->constValue;
-  if (e->op == UnaryOp::Not) {
-    if (!t.isBool()) {
-      diags.error(e->range, "'!' expects a bool, got " + t.str());
-      return setType(e, Type::invalid());
-    }
-    return setType(e, t,
-                   c ? std::optional(ConstValue::ofBool(!c->b)) : std::nullopt);
-  }
-  if (!t.isArith() || t.isBool()) {
-    diags.error(e->range, "'-' expects a number, got " + t.str());
-    return setType(e, Type::invalid());
-  }
-  std::optional<ConstValue> folded;
-  if (c) // integers wrap like the generated code: -INT64_MIN is INT64_MIN
-    folded = c->kind == ConstValue::Int
-                 ? ConstValue::ofInt(int64_t(0 - uint64_t(c->i)))
-                 : ConstValue::ofFloat(-c->f);
-  return setType(e, t, folded);
-}
-
 /// An integer converted to the integer dtype `to`: its low bits, as the
 /// generated code's truncation keeps them (i8(300) is 44, u8(-1) is 255).
 static int64_t truncateInt(int64_t v, DType to) {
@@ -95,6 +70,47 @@ static int64_t truncateInt(int64_t v, DType to) {
   default:
     return v;
   }
+}
+
+Type Sema::Impl::checkUnary(UnaryExpr *e) {
+  Type t = checkExpr(e->operand.get());
+  if (t.isInvalid())
+    return setType(e, t);
+  const auto &c = e->operand->constValue;
+  if (e->op == UnaryOp::Not) {
+    if (!t.isBool()) {
+      diags.error(e->range, "'!' expects a bool, got " + t.str());
+      return setType(e, Type::invalid());
+    }
+    return setType(e, t,
+                   c ? std::optional(ConstValue::ofBool(!c->b)) : std::nullopt);
+  }
+  if (e->op == UnaryOp::BitNot) {
+    if (!isIntegerLike(t)) {
+      diags.error(e->range, "'~' expects an integer, got " + t.str());
+      return setType(e, Type::invalid());
+    }
+    std::optional<ConstValue> folded;
+    if (c)
+      folded = ConstValue::ofInt(
+          t.kind == TypeKind::Scalar ? truncateInt(~c->i, t.dtype) : ~c->i);
+    return setType(e, t, folded);
+  }
+  if (!t.isArith() || t.isBool()) {
+    diags.error(e->range, "'-' expects a number, got " + t.str());
+    return setType(e, Type::invalid());
+  }
+  std::optional<ConstValue> folded;
+  if (c) // integers wrap like the generated code: -INT64_MIN is INT64_MIN
+    folded = c->kind == ConstValue::Int
+                 ? ConstValue::ofInt(int64_t(0 - uint64_t(c->i)))
+                 : ConstValue::ofFloat(-c->f);
+  return setType(e, t, folded);
+}
+
+/// The low bits of `v` that an unsigned dtype `to` keeps.
+static uint64_t truncateUnsigned(uint64_t v, DType to) {
+  return to == DType::U8 ? (v & 0xff) : v;
 }
 
 /// A float converted to the integer dtype `to`, toward zero. Out of range
@@ -181,6 +197,29 @@ std::optional<ConstValue> Sema::Impl::foldBinary(BinaryOp op,
     case BinaryOp::Rem:
       return b.i == -1 ? ConstValue::ofInt(0) : ConstValue::ofInt(a.i % b.i);
     default:
+      break;
+    }
+    // Bitwise results keep the typed operand's bits, as the generated
+    // code's (i32(1) << 31 is INT32_MIN; the amount is checked to be
+    // within the width).
+    auto typed = [&](int64_t v) {
+      return ConstValue::ofInt(
+          t.kind == TypeKind::Scalar ? truncateInt(v, t.dtype) : v);
+    };
+    bool isUnsigned = t.kind == TypeKind::Scalar && !isSigned(t.dtype);
+    switch (op) {
+    case BinaryOp::BitAnd:
+      return typed(a.i & b.i);
+    case BinaryOp::BitOr:
+      return typed(a.i | b.i);
+    case BinaryOp::BitXor:
+      return typed(a.i ^ b.i);
+    case BinaryOp::Shl:
+      return typed(int64_t(ua << b.i));
+    case BinaryOp::Shr:
+      return typed(isUnsigned ? int64_t(truncateUnsigned(ua, t.dtype) >> b.i)
+                              : typed(a.i).i >> b.i);
+    default:
       return std::nullopt;
     }
   }
@@ -201,12 +240,39 @@ std::optional<ConstValue> Sema::Impl::foldBinary(BinaryOp op,
   }
 }
 
+/// Whether `op` is one of the bitwise operators (integers only).
+static bool isBitwise(BinaryOp op) {
+  return op == BinaryOp::BitAnd || op == BinaryOp::BitOr ||
+         op == BinaryOp::BitXor || op == BinaryOp::Shl || op == BinaryOp::Shr;
+}
+
 Type Sema::Impl::checkBinary(BinaryExpr *e) {
   Type l = checkExpr(e->lhs.get()), r = checkExpr(e->rhs.get());
   if (l.isInvalid() || r.isInvalid())
     return setType(e, Type::invalid());
   Type result, operand;
-  if (e->op == BinaryOp::And || e->op == BinaryOp::Or) {
+  if (isBitwise(e->op)) {
+    if (!isIntegerLike(l) || !isIntegerLike(r)) {
+      diags.error(e->range, "bitwise operators expect integers, got " +
+                                l.str() + " and " + r.str());
+      return setType(e, Type::invalid());
+    }
+    operand = result = commonType(l, r, e->range);
+    if (operand.isInvalid())
+      return setType(e, operand);
+    // A constant shift amount must be below the operand's width (a run-time
+    // one is taken modulo the width).
+    int64_t bits =
+        operand.kind == TypeKind::Scalar ? bitWidth(operand.dtype) : 64;
+    const auto &amount = e->rhs->constValue;
+    if ((e->op == BinaryOp::Shl || e->op == BinaryOp::Shr) && amount &&
+        (amount->i < 0 || amount->i >= bits)) {
+      diags.error(e->rhs->range, "shift amount " + std::to_string(amount->i) +
+                                     " is not in [0, " + std::to_string(bits) +
+                                     ") for " + operand.str());
+      return setType(e, Type::invalid());
+    }
+  } else if (e->op == BinaryOp::And || e->op == BinaryOp::Or) {
     if (!l.isBool() || !r.isBool()) {
       diags.error(e->range, "'&&' and '||' expect bool operands, got " +
                                 l.str() + " and " + r.str());

@@ -178,6 +178,11 @@ private:
         Value t = arith::ConstantOp::create(b, l, b.getBoolAttr(true));
         return arith::XOrIOp::create(b, l, v, t);
       }
+      if (u->op == tlc::UnaryOp::BitNot) {
+        Value ones =
+            arith::ConstantOp::create(b, l, b.getIntegerAttr(v.getType(), -1));
+        return arith::XOrIOp::create(b, l, v, ones);
+      }
       if (llvm::isa<FloatType>(v.getType()))
         return arith::NegFOp::create(b, l, v);
       Value zero = arith::ConstantOp::create(b, l, b.getZeroAttr(v.getType()));
@@ -239,7 +244,26 @@ private:
     case BO::And:
       return arith::AndIOp::create(b, l, x, y);
     case BO::Or:
+    case BO::BitOr:
       return arith::OrIOp::create(b, l, x, y);
+    case BO::BitAnd:
+      return arith::AndIOp::create(b, l, x, y);
+    case BO::BitXor:
+      return arith::XOrIOp::create(b, l, x, y);
+    case BO::Shl:
+    case BO::Shr: {
+      // The amount modulo the width (docs/language.md): no poison from
+      // LLVM's out-of-range shifts.
+      mlir::Type t = x.getType();
+      int64_t bits = t.isIndex() ? 64 : t.getIntOrFloatBitWidth();
+      Value mask =
+          arith::ConstantOp::create(b, l, b.getIntegerAttr(t, bits - 1));
+      Value amount = arith::AndIOp::create(b, l, y, mask);
+      if (op == BO::Shl)
+        return arith::ShLIOp::create(b, l, x, amount);
+      return sgn ? arith::ShRSIOp::create(b, l, x, amount).getResult()
+                 : arith::ShRUIOp::create(b, l, x, amount).getResult();
+    }
     default:
       break;
     }

@@ -39,7 +39,7 @@ enum class ExprKind {
   Index
 };
 
-enum class UnaryOp { Neg, Not };
+enum class UnaryOp { Neg, Not, BitNot };
 enum class BinaryOp {
   Add,
   Sub,
@@ -53,7 +53,12 @@ enum class BinaryOp {
   Eq,
   Ne, // comparison
   And,
-  Or // logical
+  Or, // logical
+  BitAnd,
+  BitOr,
+  BitXor,
+  Shl,
+  Shr // bitwise, on integers
 };
 
 struct Expr {

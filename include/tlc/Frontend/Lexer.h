@@ -77,6 +77,12 @@ enum class TokKind {
   GreaterEq,
   AmpAmp,
   PipePipe,
+  Amp,            // &
+  Pipe,           // |
+  Caret,          // ^
+  Tilde,          // ~
+  LessLess,       // <<
+  GreaterGreater, // >>
 };
 
 /// How a token kind is named in diagnostics: `';'`, `identifier`, ...
