@@ -108,11 +108,6 @@ Type Sema::Impl::checkUnary(UnaryExpr *e) {
   return setType(e, t, folded);
 }
 
-/// The low bits of `v` that an unsigned dtype `to` keeps.
-static uint64_t truncateUnsigned(uint64_t v, DType to) {
-  return to == DType::U8 ? (v & 0xff) : v;
-}
-
 /// A float converted to the integer dtype `to`, toward zero. Out of range
 /// the language leaves the result undefined; the compiler itself must not
 /// be: it saturates (NaN gives 0).
@@ -201,12 +196,12 @@ std::optional<ConstValue> Sema::Impl::foldBinary(BinaryOp op,
     }
     // Bitwise results keep the typed operand's bits, as the generated
     // code's (i32(1) << 31 is INT32_MIN; the amount is checked to be
-    // within the width).
+    // within the width). A typed value is sign- or zero-extended, so >> on
+    // it is arithmetic or logical as its type says.
     auto typed = [&](int64_t v) {
       return ConstValue::ofInt(
           t.kind == TypeKind::Scalar ? truncateInt(v, t.dtype) : v);
     };
-    bool isUnsigned = t.kind == TypeKind::Scalar && !isSigned(t.dtype);
     switch (op) {
     case BinaryOp::BitAnd:
       return typed(a.i & b.i);
@@ -217,8 +212,7 @@ std::optional<ConstValue> Sema::Impl::foldBinary(BinaryOp op,
     case BinaryOp::Shl:
       return typed(int64_t(ua << b.i));
     case BinaryOp::Shr:
-      return typed(isUnsigned ? int64_t(truncateUnsigned(ua, t.dtype) >> b.i)
-                              : typed(a.i).i >> b.i);
+      return typed(typed(a.i).i >> b.i);
     default:
       return std::nullopt;
     }

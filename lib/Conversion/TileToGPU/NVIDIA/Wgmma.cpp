@@ -149,10 +149,10 @@ int64_t descriptorBits(int64_t swizzle, int64_t leadingBytes,
 /// reads at k step `k0`: pairs of 16-bit elements (rows g and g + 8, then
 /// the same rows 8 columns on, as the accumulator layout keeps them) packed
 /// into 32-bit words.
-SmallVector<Value, 4> registerSlice(OpBuilder &b, Location loc,
-                                    const RegisterFragment &af, int64_t mt,
-                                    int64_t k0) {
-  auto slots = af.layout.slotsByOffset();
+SmallVector<Value, 4>
+registerSlice(OpBuilder &b, Location loc, const RegisterFragment &af,
+              const llvm::DenseMap<std::pair<int64_t, int64_t>, int64_t> &slots,
+              int64_t mt, int64_t k0) {
   Type elem = memrefType(af.slots).getElementType();
   auto pairType = VectorType::get({2}, elem);
   auto wordType = VectorType::get({1}, b.getI32Type());
@@ -343,10 +343,12 @@ LogicalResult nvidia::lowerWgmma(KernelLowering &k, tile::GemmOp op,
   // Register A operands are all packed before the fence: a register written
   // between the wgmmas of a group makes ptxas fence each one (C7519).
   SmallVector<SmallVector<Value, 4>> aRegisters;
-  if (af)
+  if (af) {
+    auto aSlots = af->layout.slotsByOffset();
     for (int64_t k0 = 0; k0 < K; k0 += 16)
       for (int64_t mt = 0; mt < mTiles; ++mt)
-        aRegisters.push_back(registerSlice(b, loc, *af, mt, k0));
+        aRegisters.push_back(registerSlice(b, loc, *af, aSlots, mt, k0));
+  }
   NVVM::WgmmaFenceAlignedOp::create(b, loc);
   for (int64_t k0 = 0; k0 < K; k0 += 16)
     for (int64_t mt = 0; mt < mTiles; ++mt) {
