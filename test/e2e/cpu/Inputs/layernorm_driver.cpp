@@ -1,0 +1,68 @@
+// layernorm_driver.cpp: checks examples/layernorm.tl,
+// Y[i, :] = (X[i, :] - mean) * rsqrt(var + eps) * W + B per row.
+// Build with -DTLC_T_BF16 for a kernel compiled with -D T=bf16.
+#include "check.h"
+#include "layernorm.h"
+
+#include <algorithm>
+
+#ifdef TLC_T_BF16
+using T = check::bfloat16_t;
+#else
+using T = float;
+#endif
+
+int main() {
+  check::Checker checker;
+  struct Case {
+    int64_t M, N, pad;
+    float lo, hi, eps;
+    double tol = 0; // 0: the dtype's default
+  };
+  // Ragged N (statistics merged over several column tiles, a last tile
+  // that is mostly padding), tiny rows, a large eps, and rows whose mean
+  // (around 300) is large against their spread, where sum(x^2) - sum(x)^2
+  // would lose the variance (errors near 1e-2 in f32); what remains there is
+  // the rounding of an f32 mean of values near 300 (2e-5 relative).
+  const Case cases[] = {
+      {1, 1, 0, -2, 2, 1e-5f},       {3, 5, 0, -2, 2, 1e-5f},
+      {17, 300, 2, -2, 2, 1e-5f},    {100, 257, 0, -2, 2, 1e-6f},
+      {33, 1024, 0, -2, 2, 1e-5f},   {257, 3, 1, -2, 2, 1e-5f},
+      {16, 256, 0, -2, 2, 0.5f},     {9, 1000, 0, 299, 301, 1e-5f, 1e-4},
+      {5, 4099, 3, -2, 2, 1e-5f}};
+  std::string name = std::string("layernorm.") + check::Elem<T>::name;
+  for (const Case &c : cases) {
+    const int64_t M = c.M, N = c.N;
+    std::string size = check::sizeStr({M, N});
+    check::Rng rng(name + size);
+    check::Tensor<T> X({M, N}, c.pad), W({N}), B({N}), Y({M, N}, c.pad);
+    X.fillRandom(rng, c.lo, c.hi);
+    W.fillRandom(rng, 0.5f, 1.5f);
+    B.fillRandom(rng, -1.0f, 1.0f);
+    Y.poison();
+    if (!checker.launched(tlc::kernels::layernorm(X.view(), W.view(),
+                                                  B.view(), Y.view(), c.eps),
+                          name, size))
+      continue;
+    std::vector<double> ref(M * N);
+    for (int64_t i = 0; i < M; ++i) {
+      double mean = 0, var = 0;
+      for (int64_t j = 0; j < N; ++j)
+        mean += X.get(i * N + j);
+      mean /= double(N);
+      for (int64_t j = 0; j < N; ++j) {
+        double dev = X.get(i * N + j) - mean;
+        var += dev * dev;
+      }
+      double r = 1.0 / std::sqrt(var / double(N) + double(c.eps));
+      for (int64_t j = 0; j < N; ++j)
+        ref[i * N + j] = (X.get(i * N + j) - mean) * r * W.get(j) + B.get(j);
+    }
+    char eps[32];
+    std::snprintf(eps, sizeof eps, " eps=%g", c.eps);
+    checker.compare(name, size + eps, Y, ref,
+                    c.tol > 0 ? std::max(c.tol, check::Elem<T>::tol)
+                              : check::Elem<T>::tol);
+  }
+  return checker.finish();
+}
