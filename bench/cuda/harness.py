@@ -633,8 +633,10 @@ def linear_cases(cfg, heads):
 def rowwise_sizes():
     # (M, N), pad, small
     return [((77, 300), 0, True), ((5, 129), 0, True), ((64, 128), 0, True),
-            ((33, 200), 5, True), ((1000, 3000), 0, False),
-            ((4096, 4096), 0, False), ((8192, 8192), 0, False)]
+            ((33, 200), 5, True), ((3, 40000), 3, True),
+            ((1000, 3000), 0, False), ((4096, 4096), 0, False),
+            ((8192, 8192), 0, False), ((16384, 1024), 0, False),
+            ((128, 32768), 0, False), ((32, 131072), 0, False)]
 
 
 def softmax_cases(cfg, heads):
@@ -686,6 +688,36 @@ def rmsnorm_cases(cfg, heads):
         label = "rmsnorm %s %dx%d%s" % (T, M, N,
                                         " strided(+%d)" % pad if pad else "")
         cases.append(Case("rmsnorm", label, small, build, "memory"))
+    return cases
+
+
+def layernorm_cases(cfg, heads):
+    T = heads["layernorm"]["argdoc"]["X"]["dtype"]
+    eps = 1e-5
+    cases = []
+    for (M, N), pad, small in rowwise_sizes():
+        def build(ctx, g, M=M, N=N, pad=pad):
+            X = ctx.rand(g, (M, N), T, pad)
+            W = ctx.rand(g, (N,), T)
+            Bias = ctx.rand(g, (N,), T)
+            Y = ctx.empty((M, N), T, pad)
+            def fake():
+                Y.copy_(F.layer_norm(X.float(), (N,), W.float(),
+                                     Bias.float(), eps).to(Y.dtype))
+            return dict(args=[X, W, Bias, Y, eps], outputs=[("Y", Y)],
+                        reset=nan_(Y),
+                        ref=lambda: [F.layer_norm(R(X), (N,), R(W), R(Bias),
+                                                  eps)],
+                        fake=fake,
+                        vendors={"F.layer_norm": lambda: F.layer_norm(
+                            X, (N,), W, Bias, eps)},
+                        flops=None,
+                        bytes=(2.0 * M * N + 2.0 * N) * DTYPE_SIZES[T],
+                        tol=tol_for(T))
+        label = "layernorm %s %dx%d%s" % (T, M, N,
+                                          " strided(+%d)" % pad if pad
+                                          else "")
+        cases.append(Case("layernorm", label, small, build, "memory"))
     return cases
 
 
@@ -854,6 +886,7 @@ def attention_cases(cfg, heads):
 CASES_BY_EXAMPLE = {"gemm.tl": gemm_cases, "linear.tl": linear_cases,
                     "softmax.tl": softmax_cases,
                     "rmsnorm.tl": rmsnorm_cases,
+                    "layernorm.tl": layernorm_cases,
                     "elementwise.tl": elementwise_cases,
                     "colsum.tl": colsum_cases,
                     "flash_attention.tl": attention_cases}

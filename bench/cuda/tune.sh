@@ -27,9 +27,15 @@ arch="${TUNE_ARCH:-sm_90a}"
 out="${OUT:-$gen/out}"
 
 # name | example | tlc tune arguments
+# The row-wise kernels' shapes: few and many rows, rows from 1k to 128k.
+ROWS="--shape M=16,N=4096 --shape M=1000,N=3000 --shape M=4096,N=4096 --shape M=8192,N=8192 --shape M=16384,N=1024 --shape M=128,N=32768 --shape M=32,N=131072"
 KERNELS=(
-  "softmax_f32|softmax.tl|-D T=f32 --shape M=16,N=4096 --shape M=128,N=8192 --shape M=4096,N=4096 --shape M=16384,N=1024"
-  "rmsnorm_bf16|rmsnorm.tl|-D T=bf16 --shape M=16,N=4096 --shape M=512,N=8192 --shape M=16384,N=4096"
+  "softmax_f32|softmax.tl|-D T=f32 $ROWS"
+  "softmax_bf16|softmax.tl|-D T=bf16 $ROWS"
+  "rmsnorm_f32|rmsnorm.tl|-D T=f32 $ROWS"
+  "rmsnorm_bf16|rmsnorm.tl|-D T=bf16 $ROWS"
+  "layernorm_f32|layernorm.tl|-D T=f32 $ROWS"
+  "layernorm_bf16|layernorm.tl|-D T=bf16 $ROWS"
   "gemm_bf16|gemm.tl|-D T=bf16 -D Stages=4 --shape M=4096,N=4096,K=4096 --shape M=64,N=4096,K=4096 --shape M=3000,N=5000,K=700"
   "linear_bf16|linear.tl|-D T=bf16 -D Stages=4 --shape M=4096,N=4096,K=4096 --shape M=64,N=4096,K=4096 --shape M=3000,N=5000,K=700"
   "fa_d128_bf16|flash_attention.tl|-D T=bf16 -D D=128 -D Causal=false --shape B=4,H=16,S=1024 --shape B=1,H=16,S=4096 --shape B=8,H=32,S=512"

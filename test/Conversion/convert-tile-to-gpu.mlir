@@ -150,24 +150,27 @@ func.func @abi(%X: memref<?x?xf32, strided<[?, 1], offset: ?>>, %W: memref<64xf1
 
 // A column reduction whose rows are spread over thread digit tid / 16 (8
 // rows, one per thread; the columns are 16 lanes x 8 registers): no
-// register step, then the 8 row digits through an 8 x 128 f32 scratch in
-// shared memory (4096 bytes, behind the tiles), between barriers; no
-// shuffles (the row digit spans 128 threads, not one warp). Every thread
-// keeps the 8 column sums it holds. atomic_add from a replicated fragment:
-// only the first replica (tid / 16 == 0) adds.
+// register step; the row digit's lane bit (tid & 16) by one shuffle (xor 16)
+// per column; its 4 warp digits ((tid / 16) / 2) through a 4 x 128 f32
+// scratch in shared memory (2048 bytes, behind the tiles), between
+// barriers. Every thread keeps the 8 column sums it holds. atomic_add from a
+// replicated fragment: only the first replica (tid / 16 == 0) adds.
 // CHECK: gpu.func @tlc_colsum(
 // CHECK-SAME: kernel attributes {known_block_size = array<i32: 128, 1, 1>
-// CHECK-SAME: tile.shared_bytes = 4096 : i64
+// CHECK-SAME: tile.shared_bytes = 2048 : i64
 // CHECK: %[[SMEM:.*]] = gpu.dynamic_shared_memory
 // CHECK: %[[X:.*]] = memref.alloca() : memref<8xf32>
 // CHECK: %[[ACC:.*]] = memref.alloca() : memref<8xf32>
 // CHECK: %[[TID:.*]] = gpu.thread_id x
 // CHECK-COUNT-8: memref.store %{{.*}}, %[[X]][%{{.*}}] : memref<8xf32>
+// CHECK-COUNT-8: gpu.shuffle xor %{{.*}}, %c16_i32{{[_0-9]*}}, %c32_i32{{[_0-9]*}} : f32
 // CHECK-NOT: gpu.shuffle
-// CHECK: %[[SCRATCH:.*]] = memref.view %[[SMEM]][%{{.*}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<1024xf32, #gpu.address_space<workgroup>>
-// CHECK-COUNT-8: memref.store %{{.*}}, %[[SCRATCH]][%{{.*}}] : memref<1024xf32, #gpu.address_space<workgroup>>
+// CHECK: %[[ROW:.*]] = arith.divui %[[TID]], %c16{{[_0-9]*}} : index
+// CHECK: arith.divui %[[ROW]], %c2{{[_0-9]*}} : index
+// CHECK: %[[SCRATCH:.*]] = memref.view %[[SMEM]][%{{.*}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<512xf32, #gpu.address_space<workgroup>>
+// CHECK-COUNT-8: memref.store %{{.*}}, %[[SCRATCH]][%{{.*}}] : memref<512xf32, #gpu.address_space<workgroup>>
 // CHECK-NEXT: gpu.barrier
-// CHECK-COUNT-64: memref.load %[[SCRATCH]][%{{.*}}] : memref<1024xf32, #gpu.address_space<workgroup>>
+// CHECK-COUNT-32: memref.load %[[SCRATCH]][%{{.*}}] : memref<512xf32, #gpu.address_space<workgroup>>
 // CHECK-NEXT: arith.addf
 // CHECK-NEXT: gpu.barrier
 // CHECK-COUNT-8: memref.store %{{.*}}, %[[ACC]][%{{.*}}] : memref<8xf32>
@@ -186,6 +189,38 @@ func.func @colsum(%X: memref<?x?xf32, strided<[?, 1], offset: ?>>, %Out: memref<
   tile.copy %X[%c0, %c0] to %x : memref<?x?xf32, strided<[?, 1], offset: ?>>, memref<8x128xf32, #tile.scope<fragment>>
   tile.reduce <sum> %x to %acc {dim = 0 : i64, clear} : memref<8x128xf32, #tile.scope<fragment>>, memref<128xf32, #tile.scope<fragment>>
   tile.atomic_add %acc to %Out[%c0] : memref<128xf32, #tile.scope<fragment>>, memref<?xf32, strided<[1], offset: ?>>
+  return
+}
+
+// -----
+
+// A row reduction over all 128 threads (one row of 1024: 8 registers x 128
+// lanes along it): registers, then the 32 lanes of each warp by shuffles
+// (xor 1, 2, 4, 8, 16), then the 4 warps through a 4-float scratch: each
+// thread reads 4 partials, not 128.
+// CHECK: gpu.func @tlc_rowmax(
+// CHECK-SAME: tile.shared_bytes = 16 : i64
+// CHECK: gpu.shuffle xor %{{.*}}, %c1_i32{{[_0-9]*}}, %c32_i32
+// CHECK: gpu.shuffle xor %{{.*}}, %c2_i32{{[_0-9]*}}, %c32_i32
+// CHECK: gpu.shuffle xor %{{.*}}, %c4_i32{{[_0-9]*}}, %c32_i32
+// CHECK: gpu.shuffle xor %{{.*}}, %c8_i32{{[_0-9]*}}, %c32_i32
+// CHECK: gpu.shuffle xor %{{.*}}, %c16_i32{{[_0-9]*}}, %c32_i32
+// CHECK-NOT: gpu.shuffle
+// CHECK: %[[SCRATCH:.*]] = memref.view %{{.*}} to memref<4xf32, #gpu.address_space<workgroup>>
+// CHECK: memref.store %{{.*}}, %[[SCRATCH]]
+// CHECK-NEXT: gpu.barrier
+// CHECK-COUNT-4: memref.load %[[SCRATCH]]
+// CHECK-NOT: memref.load %[[SCRATCH]]
+// CHECK: gpu.barrier
+// CHECK: gpu.return
+func.func @rowmax(%X: memref<?x?xf32, strided<[?, 1], offset: ?>>, %Out: memref<?xf32, strided<[1], offset: ?>>)
+    attributes {tile.kernel, tile.threads = 128 : i64, tile.grid_rank = 1 : i64} {
+  %c0 = arith.constant 0 : index
+  %x = tile.alloc : memref<1x1024xf32, #tile.scope<fragment>>
+  %m = tile.alloc : memref<1xf32, #tile.scope<fragment>>
+  tile.copy %X[%c0, %c0] to %x : memref<?x?xf32, strided<[?, 1], offset: ?>>, memref<1x1024xf32, #tile.scope<fragment>>
+  tile.reduce <max> %x to %m {dim = 1 : i64, clear} : memref<1x1024xf32, #tile.scope<fragment>>, memref<1xf32, #tile.scope<fragment>>
+  tile.copy %m to %Out[%c0] : memref<1xf32, #tile.scope<fragment>>, memref<?xf32, strided<[1], offset: ?>>
   return
 }
 

@@ -207,6 +207,21 @@ def TileNVVMPartialBarriers
   let dependentDialects = ["mlir::NVVM::NVVMDialect"];
 }
 
+def TileNVVMFloatMinMax
+    : Pass<"tile-nvvm-float-min-max", "mlir::ModuleOp"> {
+  let summary = "Keep NaN-propagating float min/max as LLVM intrinsics";
+  let description = [{
+    `arith.maximumf` / `arith.minimumf` (the language's `max`/`min` on
+    floats, and reduce_max/reduce_min) become `llvm.intr.maximum` /
+    `llvm.intr.minimum` before the upstream `arith-expand`, which would turn
+    each into two compares and two selects. LLVM's NVPTX backend emits one
+    `max.NaN`/`min.NaN` instruction where the chip has it (sm_80 and newer)
+    and expands the intrinsic itself elsewhere, so the semantics (NaN
+    propagates, -0 < +0) stay the same on every architecture.
+  }];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect"];
+}
+
 def TileNVVMTensorMapParams
     : Pass<"tile-nvvm-tensor-map-params", "mlir::ModuleOp"> {
   let summary = "Pass a kernel's tensor maps by value as __grid_constant__";

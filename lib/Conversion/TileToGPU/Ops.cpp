@@ -763,38 +763,51 @@ void KernelLowering::lowerReduce(tile::ReduceOp op) {
                                                  indexConst(b, loc, s)));
     partial[r] = partial[r] ? c.combine(b, loc, partial[r], v) : v;
   }
-  // 2. Lanes: butterfly over the lane bits of the reduced dimension.
-  SmallVector<unsigned> acrossWarps;
+  // 2. Lanes: butterfly over the lane bits of the reduced dimension. A
+  // thread factor wider than a warp is reduced within each warp first; its
+  // warp-level digit (the thread digit divided by `perWarp`) is left to 3.
+  struct AcrossWarps {
+    unsigned factor;
+    int64_t perWarp; // consecutive digits of the factor already combined
+  };
+  SmallVector<AcrossWarps> acrossWarps;
+  int64_t warp = target.warpSize();
   for (unsigned f = 0; f < layout.factors.size(); ++f) {
     const tile::LayoutFactor &fac = layout.factors[f];
     if (fac.dim != dim || !fac.isThread())
       continue;
-    // Shuffles need whole warps.
-    int64_t warp = target.warpSize();
-    bool lanes = threads % warp == 0 && fac.threadStride * fac.extent <= warp &&
+    // Shuffles need whole warps and power-of-two lane strides.
+    bool lanes = threads % warp == 0 && fac.threadStride < warp &&
                  llvm::isPowerOf2_64(fac.extent) &&
                  llvm::isPowerOf2_64(fac.threadStride);
     if (!lanes) {
-      acrossWarps.push_back(f);
+      acrossWarps.push_back({f, 1});
       continue;
     }
-    for (int64_t off = fac.threadStride; off < fac.threadStride * fac.extent;
+    int64_t perWarp = std::min(fac.extent, warp / fac.threadStride);
+    for (int64_t off = fac.threadStride; off < fac.threadStride * perWarp;
          off *= 2)
       for (Value &p : partial)
         p = c.combine(b, loc, p, target.shuffleXor(b, loc, p, off));
+    if (perWarp < fac.extent)
+      acrossWarps.push_back({f, perWarp});
   }
   // 3. Other threads (warps): through shared scratch, one row of result
   // elements per digit combination of the remaining factors.
   if (!acrossWarps.empty()) {
     int64_t groups = 1;
     Value group = indexConst(b, loc, 0);
-    for (unsigned f : acrossWarps) {
+    for (auto [f, perWarp] : acrossWarps) {
+      int64_t extent = layout.factors[f].extent / perWarp;
+      Value digit = layout.threadDigit(b, loc, tid, f);
+      if (perWarp != 1)
+        digit =
+            arith::DivUIOp::create(b, loc, digit, indexConst(b, loc, perWarp));
       group = arith::AddIOp::create(
           b, loc,
-          arith::MulIOp::create(b, loc, group,
-                                indexConst(b, loc, layout.factors[f].extent)),
-          layout.threadDigit(b, loc, tid, f));
-      groups *= layout.factors[f].extent;
+          arith::MulIOp::create(b, loc, group, indexConst(b, loc, extent)),
+          digit);
+      groups *= extent;
     }
     int64_t elems = product(dstShape);
     Value buf = scratch(b, loc, acc, groups * elems);

@@ -160,6 +160,7 @@ public:
                              const CompileOptions &options) const override {
     buildGPUPipeline(pm);
     pm.addPass(createTileNVVMPartialBarriers());
+    pm.addPass(createTileNVVMFloatMinMax());
     // sm_80 and newer convert f32 -> bf16 in one instruction (cvt.rn.bf16);
     // older chips round in integer operations.
     bool nativeBF16 = version >= 80;
