@@ -72,6 +72,33 @@ bool Sema::Impl::checkWindowFits(const Operand &window, const Type &tile,
                     "' of rank " + std::to_string(window.type.rank()));
     return false;
   }
+  // A window covers the trailing dimensions of a tensor. A tile wider than
+  // a constant dimension it covers is legal (the rest is masked) but almost
+  // always meant another dimension: `copy(KV[b, s, h, 0], t)` with t:
+  // [BN, D] covers h, not s.
+  if (window.type.kind == TypeKind::Tensor) {
+    auto *index = static_cast<IndexExpr *>(windowExpr);
+    size_t lead = window.type.rank() - tile.rank();
+    for (size_t i = lead; i < window.type.rank(); ++i) {
+      const Dim &dim = window.type.shape[i];
+      const Dim &extent = tile.shape[i - lead];
+      if (!dim.isStatic() || !extent.isStatic() || extent.size <= dim.size)
+        continue;
+      std::string covered =
+          tile.rank() == 1 ? std::to_string(lead)
+                           : std::to_string(lead) + ".." +
+                                 std::to_string(window.type.rank() - 1);
+      diags.warning(index->indices[i]->range.Start,
+                    op + ": the window of '" + window.symbol->name +
+                        "' spans " + std::to_string(extent.size) +
+                        " along dimension " + std::to_string(i) +
+                        ", which has only " + std::to_string(dim.size) +
+                        " (a window covers a tensor's trailing dimensions, "
+                        "here " +
+                        covered + "); the rest is always masked");
+      break; // one warning per copy
+    }
+  }
   // Windows into tiles must lie inside the tile (tensors are masked).
   if (window.type.kind == TypeKind::Tile) {
     auto *index = static_cast<IndexExpr *>(windowExpr);
