@@ -13,6 +13,7 @@
 
 #include "llvm/Support/MemoryBuffer.h"
 
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <optional>
@@ -197,8 +198,15 @@ private:
   }
   /// Consumes an identifier, else reports "expected <what>".
   bool expectIdent(std::string &name, SMRange &range, const char *what) {
-    if (tok.isNot(TokKind::Ident))
+    if (tok.isNot(TokKind::Ident)) {
+      // A keyword where a name goes: say so, the word looks like a name.
+      StringRef word = tok.spelling;
+      if (!word.empty() &&
+          (std::isalpha(static_cast<unsigned char>(word[0])) || word[0] == '_'))
+        return errorHere(Twine("expected ") + what + "; '" + word +
+                         "' is a keyword and cannot be used as a name");
       return errorHere(Twine("expected ") + what);
+    }
     name = tok.spelling.str();
     range = tok.range;
     consume();

@@ -171,8 +171,12 @@ void Sema::Impl::checkFor(ForStmt *s) {
     constexpr int64_t kMaxUnroll = 256;
     // Nested unrolls multiply: the innermost body's copies are bounded too.
     constexpr int64_t kMaxUnrolledCopies = 4096;
-    if (v && *v < 1) {
-      diags.error(kw.value->range, "'" + kw.name + "' must be at least 1");
+    // stages = 0 (or 1) is a plain loop, so a tune axis can switch
+    // pipelining off.
+    int64_t least = kw.name == "stages" ? 0 : 1;
+    if (v && *v < least) {
+      diags.error(kw.value->range, "'" + kw.name + "' must be at least " +
+                                       std::to_string(least));
       ok = false;
     } else if (v && kw.name == "unroll" && *v > kMaxUnroll) {
       diags.error(kw.value->range, "'unroll' is " + std::to_string(*v) +

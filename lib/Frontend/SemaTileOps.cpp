@@ -84,10 +84,10 @@ bool Sema::Impl::checkWindowFits(const Operand &window, const Type &tile,
       const Dim &extent = tile.shape[i - lead];
       if (!dim.isStatic() || !extent.isStatic() || extent.size <= dim.size)
         continue;
-      std::string covered =
-          tile.rank() == 1 ? std::to_string(lead)
-                           : std::to_string(lead) + ".." +
-                                 std::to_string(window.type.rank() - 1);
+      std::string covered = tile.rank() == 1
+                                ? std::to_string(lead)
+                                : std::to_string(lead) + ".." +
+                                      std::to_string(window.type.rank() - 1);
       diags.warning(index->indices[i]->range.Start,
                     op + ": the window of '" + window.symbol->name +
                         "' spans " + std::to_string(extent.size) +

@@ -90,6 +90,7 @@ struct Options {
   bool bundle = false;
   std::vector<std::string> tuning; // tuning databases
   bool fillHeuristic = true;       // variants for kernels without entries
+  bool remarks = false;            // --remarks: slower paths taken
   // Hidden, for tlc tune's candidates: check only this kernel and append
   // the suffix to its name.
   std::string onlyKernel;
@@ -558,6 +559,12 @@ int compile(const Options &opts) {
   mlir::SourceMgrDiagnosticHandler mlirDiagnostics(diags.displaySourceMgr(),
                                                    &context);
   context.printOpOnDiagnostic(false); // the source line says where
+  // Passes report the slower paths they take as remarks; shown on request.
+  // (Registered last, so it sees each diagnostic first.)
+  context.getDiagEngine().registerHandler([&](mlir::Diagnostic &d) {
+    return mlir::success(d.getSeverity() == mlir::DiagnosticSeverity::Remark &&
+                         !opts.remarks);
+  });
   mlir::OwningOpRef<mlir::ModuleOp> module =
       generateTileIR(context, sema, srcMgr);
   if (mlir::failed(mlir::verify(*module))) {
@@ -878,6 +885,12 @@ int main(int argc, char **argv) {
                  "bytes of every kernel")
       ->check(CLI::Range(int64_t(0), int64_t(1) << 30))
       ->group("");
+  app.add_flag("--remarks", opts.remarks,
+               "Report, with source locations, where the compiler took a "
+               "slower path than the source asks for: a fragment moved to "
+               "shared memory, pipeline stages dropped, a gemm without "
+               "tensor cores (remarks on stderr; the compile still "
+               "succeeds)");
   app.add_flag("!--no-fill-heuristic", opts.fillHeuristic,
                "Compile a kernel whose tune space has launch-shape "
                "parameters and no tuning entry as its defaults only, without "

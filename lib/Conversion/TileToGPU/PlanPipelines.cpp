@@ -141,6 +141,8 @@ struct TilePlanPipelines
     // Fewer stages (at least 2), then no pipelining, while the buffers do
     // not fit: the loop with the most stages first, of those the one with the
     // largest buffers.
+    SmallVector<PipelinedLoop> requested = pipelined;
+    int64_t requestedBytes = footprint();
     while (!pipelined.empty() && footprint() > maxSharedBytes) {
       auto deepest = llvm::max_element(
           pipelined, [&](const PipelinedLoop &a, const PipelinedLoop &b) {
@@ -151,6 +153,27 @@ struct TilePlanPipelines
         --deepest->stages;
       else
         pipelined.erase(deepest);
+    }
+    // What the source asked for and did not get (tlc --remarks).
+    for (const PipelinedLoop &r : requested) {
+      auto kept = llvm::find_if(
+          pipelined, [&](const PipelinedLoop &p) { return p.loop == r.loop; });
+      int64_t stages = kept == pipelined.end() ? 0 : kept->stages;
+      if (stages == r.stages)
+        continue;
+      InFlightDiagnostic remark = r.loop->emitRemark();
+      if (stages)
+        remark << "pipelined loop runs " << stages << " stages instead of "
+               << r.stages;
+      else
+        remark << "loop is not pipelined (asked for " << r.stages << " stages)";
+      // (the kernel's name in the source: gpu.funcs carry an entry prefix)
+      remark << " in kernel '"
+             << func.getName().drop_front(
+                    func.getName().starts_with("tlc_") ? 4 : 0)
+             << "': with the stages asked for, the kernel's tiles need "
+             << requestedBytes << " bytes of shared memory; the target has "
+             << maxSharedBytes;
     }
     OpBuilder b(func.getContext());
     for (const PipelinedLoop &p : pipelined) {

@@ -29,6 +29,14 @@ bool isLocalTile(Value v) {
   return type && getScope(type) == MemScope::local;
 }
 
+/// "f32", for messages (a Type streamed into a diagnostic is quoted).
+std::string typeName(Type type) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  type.print(os);
+  return text;
+}
+
 class LayoutInference {
 public:
   LayoutInference(func::FuncOp kernel, int64_t threads,
@@ -60,11 +68,36 @@ public:
                                   MemScope::shared));
         alloc->setAttr(attr::kDemoted,
                        StringAttr::get(alloc.getContext(), why));
+        // Registers were asked for; say why they are not used (tlc
+        // --remarks), naming the kernel since variants repeat the source.
+        alloc->emitRemark() << "fragment moved to shared memory in kernel '"
+                            << kernel.getSymName() << "': " << why;
       }
     }
     for (Value f : fragments)
       f.getDefiningOp()->setAttr(attr::kLayout,
                                  layouts.at(f).toAttr(kernel.getContext()));
+    // A target with matrix instructions that a gemm does not use (tlc
+    // --remarks).
+    if (!mmas.empty())
+      kernel.walk([&](GemmOp gemm) {
+        if (accumulatorKind(gemm, mmas))
+          return;
+        auto c = gemm.getC().getType();
+        InFlightDiagnostic remark = gemm.emitRemark();
+        remark << "gemm runs on FMA loops, not the target's matrix "
+                  "instructions, in kernel '"
+               << kernel.getSymName() << "': ";
+        if (!isFragment(gemm.getC()))
+          remark << "its accumulator is not in registers (a shared tile)";
+        else
+          remark << "none computes a " << c.getShape()[0] << "x"
+                 << c.getShape()[1] << " " << typeName(c.getElementType())
+                 << " accumulator from "
+                 << typeName(gemm.getA().getType().getElementType()) << " and "
+                 << typeName(gemm.getB().getType().getElementType())
+                 << " operands on " << threads << " threads";
+      });
   }
 
 private:
