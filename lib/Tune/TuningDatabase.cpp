@@ -90,14 +90,31 @@ private:
     return true;
   }
 
+  /// A value as -D spells it; strings (dtype names) where allowed.
+  static bool valueText(const json::Value &v, std::string &text,
+                        bool allowString) {
+    if (std::optional<bool> b = v.getAsBoolean())
+      text = *b ? "true" : "false";
+    else if (std::optional<int64_t> i = v.getAsInteger())
+      text = std::to_string(*i);
+    else if (std::optional<double> d = v.getAsNumber())
+      text = llvm::formatv("{0}", *d).str();
+    else if (std::optional<StringRef> s = v.getAsString();
+             s && allowString && !s->empty())
+      text = s->str();
+    else
+      return false;
+    return true;
+  }
+
   bool readEntry(const json::Value &value, const std::string &path,
                  TuningEntry &entry) {
     const json::Object *o = value.getAsObject();
     if (!o)
       return failEntry(path, "expected an object");
-    static const char *known[] = {"kernel",          "target",    "arch",
-                                  "shape",           "params",    "time_us",
-                                  "default_time_us", "candidates"};
+    static const char *known[] = {"kernel",  "target",          "arch",
+                                  "for",     "shape",           "params",
+                                  "time_us", "default_time_us", "candidates"};
     for (const auto &[key, v] : *o)
       if (!llvm::is_contained(known, StringRef(key)))
         return failEntry(path + "." + key.str(), "unknown key");
@@ -117,6 +134,20 @@ private:
                          "a dimension needs a positive integer");
       entry.shape.push_back({name.str(), *size});
     }
+    if (const json::Value *when = o->get("for")) {
+      const json::Object *w = when->getAsObject();
+      if (!w)
+        return failEntry(path + ".for",
+                         "expected an object of parameter values, e.g. "
+                         "{\"T\": \"bf16\"}");
+      for (const auto &[name, v] : *w) {
+        std::string text;
+        if (!valueText(v, text, /*allowString=*/true))
+          return failEntry(path + ".for." + name.str(),
+                           "expected a dtype name, a number or a bool");
+        entry.when.push_back({name.str(), text});
+      }
+    }
     const json::Object *params = o->getObject("params");
     if (!params)
       return failEntry(path + ".params",
@@ -124,13 +155,7 @@ private:
                        "{\"BM\": 64}");
     for (const auto &[name, v] : *params) {
       std::string text;
-      if (std::optional<bool> b = v.getAsBoolean())
-        text = *b ? "true" : "false";
-      else if (std::optional<int64_t> i = v.getAsInteger())
-        text = std::to_string(*i);
-      else if (std::optional<double> d = v.getAsNumber())
-        text = llvm::formatv("{0}", *d).str();
-      else
+      if (!valueText(v, text, /*allowString=*/false))
         return failEntry(path + ".params." + name.str(),
                          "expected a number or a bool");
       entry.params.push_back({name.str(), text});

@@ -83,6 +83,16 @@ std::string quoteJSON(llvm::StringRef s) {
   return out + "\"";
 }
 
+/// The kernel's dtype parameters as JSON members: "\"T\": \"bf16\"".
+std::string dtypesJson(const KernelInfo &k) {
+  std::string out;
+  for (const auto &[name, value] : k.params)
+    if (value.kind == ConstValue::DTypeVal)
+      out += (out.empty() ? "\"" : ", \"") + name + "\": \"" +
+             dtypeName(value.dtype).str() + "\"";
+  return out;
+}
+
 /// A C++ string literal.
 std::string quoteCxx(llvm::StringRef s) {
   std::string out = "\"";
@@ -494,7 +504,8 @@ std::string Tuner::runnerSource(
        << quoteCxx(target->name()) << ", " << quoteCxx(archName) << ", args_"
        << k->name << ", " << k->args.size() << ", candidates_" << k->name
        << ", " << n << ", run_" << k->name << ", shapes_" << k->name << ", "
-       << kernelShapes.at(k->name).size() << "});\n";
+       << kernelShapes.at(k->name).size() << ", " << quoteCxx(dtypesJson(*k))
+       << "});\n";
   }
   os << "  return runner.finish();\n}\n";
   return s;

@@ -253,11 +253,9 @@ bool writeDepfile(const std::string &path,
   return writeFile(path, text);
 }
 
-/// The tuned kernels of `paths` for this target and arch.
-bool loadTuning(const std::vector<std::string> &paths, const Target &target,
-                llvm::StringRef arch,
-                std::map<std::string, tune::KernelVariants> &tuned) {
-  tune::TuningDatabase all;
+/// Every entry of the databases at `paths`.
+bool loadTuning(const std::vector<std::string> &paths,
+                tune::TuningDatabase &all) {
   for (const std::string &path : paths) {
     llvm::Expected<tune::TuningDatabase> db = tune::readTuningDatabase(path);
     if (!db) {
@@ -267,7 +265,74 @@ bool loadTuning(const std::vector<std::string> &paths, const Target &target,
     for (tune::TuningEntry &entry : db->entries)
       all.entries.push_back(std::move(entry));
   }
-  auto kernels = tune::variantsFor(all, target.name(), arch);
+  return true;
+}
+
+/// Whether `entry`'s "for" values are this compile's: a -D, else the
+/// parameter's declared default (a dtype name or a literal). An entry that
+/// names a parameter the kernel lacks, or one whose value tlc cannot tell
+/// without running the checks, is an error.
+llvm::Expected<bool>
+entryApplies(const tune::TuningEntry &entry, const KernelDecl &kernel,
+             const std::map<std::string, std::string> &defines) {
+  for (const auto &[name, value] : entry.when) {
+    if (auto d = defines.find(name); d != defines.end()) {
+      if (d->second != value)
+        return false;
+      continue;
+    }
+    const ParamDecl *param = nullptr;
+    for (const ParamDecl &p : kernel.params)
+      if (p.name == name)
+        param = &p;
+    if (!param)
+      return llvm::createStringError(entry.origin + ".for: '" + name +
+                                     "' is not a parameter of kernel '" +
+                                     kernel.name + "'");
+    std::string actual;
+    if (param->isDType && parseDType(param->defaultDType))
+      actual = param->defaultDType;
+    else if (!param->isDType && param->defaultValue &&
+             param->defaultValue->kind == ExprKind::IntLit)
+      actual = std::to_string(
+          static_cast<const IntLitExpr &>(*param->defaultValue).value);
+    else
+      return llvm::createStringError(
+          entry.origin + ".for: the value of '" + name + "' in kernel '" +
+          kernel.name + "' is not a literal default; give -D " + name + "=...");
+    if (actual != value)
+      return false;
+  }
+  return true;
+}
+
+/// The tuned kernels of this file for this target and arch: the entries of
+/// `all` for its kernels that apply to this compile.
+bool selectTuning(const tune::TuningDatabase &all, const Program &program,
+                  const Target &target, llvm::StringRef arch,
+                  const std::map<std::string, std::string> &defines,
+                  std::map<std::string, tune::KernelVariants> &tuned) {
+  tune::TuningDatabase applying;
+  for (const tune::TuningEntry &entry : all.entries) {
+    if (entry.target != target.name() || entry.arch != arch)
+      continue;
+    const KernelDecl *kernel = nullptr;
+    for (const DeclPtr &d : program.modules[0]->decls)
+      if (d->kind == DeclKind::Kernel &&
+          static_cast<const KernelDecl &>(*d).name == entry.kernel)
+        kernel = static_cast<const KernelDecl *>(d.get());
+    if (!kernel)
+      continue; // another file's kernel
+    llvm::Expected<bool> applies = entryApplies(entry, *kernel, defines);
+    if (!applies) {
+      llvm::errs() << "tlc: error: " << llvm::toString(applies.takeError())
+                   << "\n";
+      return false;
+    }
+    if (*applies)
+      applying.entries.push_back(entry);
+  }
+  auto kernels = tune::variantsFor(applying, target.name(), arch);
   if (!kernels) {
     llvm::errs() << "tlc: error: " << llvm::toString(kernels.takeError())
                  << "\n";
@@ -488,9 +553,8 @@ int compile(const Options &opts) {
   // Kernels with tuning entries for this target get one variant per
   // distinct parameter set; the first check leaves them out.
   std::map<std::string, tune::KernelVariants> tuned;
-  if (!opts.tuning.empty() &&
-      !loadTuning(opts.tuning, *target,
-                  tuningArch(target->defaultArch(), opts.arch), tuned))
+  tune::TuningDatabase allTuning;
+  if (!loadTuning(opts.tuning, allTuning))
     return 1;
 
   Program program;
@@ -499,14 +563,11 @@ int compile(const Options &opts) {
     return 1;
   if (diags.hasErrors())
     return 1;
-  // Only the kernels of this file that the databases tune.
-  for (auto it = tuned.begin(); it != tuned.end();) {
-    bool inFile = llvm::any_of(program.modules[0]->decls, [&](DeclPtr &d) {
-      return d->kind == DeclKind::Kernel &&
-             static_cast<KernelDecl &>(*d).name == it->first;
-    });
-    it = inFile ? std::next(it) : tuned.erase(it);
-  }
+  // Only the kernels of this file that the databases tune for this compile.
+  if (!selectTuning(allTuning, program, *target,
+                    tuningArch(target->defaultArch(), opts.arch), defines,
+                    tuned))
+    return 1;
   TargetConstants constants = target->languageConstants();
   std::map<std::string, int64_t> builtinConstants = {
       {"target_shared_bytes", constants.sharedBytes},

@@ -82,6 +82,10 @@ struct KernelSpec {
   RunFn run;
   const ShapeSpec *shapes;
   int numShapes;
+  /// The dtype parameters' values as JSON members ("\"T\": \"bf16\""):
+  /// the entries' "for", since a tuning for one dtype says little about
+  /// another. Empty: none.
+  const char *dtypes = "";
 };
 
 //===--- Devices ----------------------------------------------------------===//
@@ -656,9 +660,12 @@ private:
                   "\"time_us\": %.3f, \"default_time_us\": %.3f, "
                   "\"candidates\": %d}",
                   bestUs, defaultUs, measured);
+    std::string forDTypes = k.dtypes && *k.dtypes
+                                ? std::string("\"for\": {") + k.dtypes + "}, "
+                                : std::string();
     entries.push_back(std::string("{\"kernel\": \"") + k.name +
                       "\", \"target\": \"" + k.target + "\", \"arch\": \"" +
-                      k.arch + "\", \"shape\": {" +
+                      k.arch + "\", " + forDTypes + "\"shape\": {" +
                       shapeText(shape, ", ", true) + "}, \"params\": {" +
                       k.candidates[best].params + "}, " + times);
     release(buffers);

@@ -33,6 +33,10 @@ struct TuningEntry {
   std::vector<std::pair<std::string, int64_t>> shape;
   /// Parameter values as -D spells them ("64", "true", "0.5").
   std::vector<std::pair<std::string, std::string>> params;
+  /// "for": the entry applies only to compiles whose parameters have these
+  /// values (dtype parameters, as -D spells them: "bf16"); `tlc tune`
+  /// records the kernel's dtype parameters here.
+  std::vector<std::pair<std::string, std::string>> when;
   /// Median time of the chosen parameters and of the kernel's defaults, in
   /// microseconds (0: not measured).
   double timeUs = 0;
