@@ -80,6 +80,15 @@ void DiagnosticEngine::warning(llvm::SMLoc loc, const llvm::Twine &msg) {
     llvm::errs() << "tlc: warning: " << msg << "\n";
     return;
   }
+  unsigned buffer = srcMgr.FindBufferContainingLoc(loc);
+  auto [line, column] = srcMgr.getLineAndColumn(loc, buffer);
+  std::string key =
+      (buffer ? srcMgr.getMemoryBuffer(buffer)->getBufferIdentifier().str()
+              : std::string()) +
+      ":" + std::to_string(line) + ":" + std::to_string(column) + ": " +
+      msg.str();
+  if (!warned.insert(key).second)
+    return;
   print(loc, llvm::SourceMgr::DK_Warning, msg);
 }
 

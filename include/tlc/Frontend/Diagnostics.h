@@ -17,6 +17,8 @@
 #include "llvm/ADT/DenseMap.h"
 
 #include <limits>
+#include <set>
+#include <string>
 
 namespace tlc {
 
@@ -58,6 +60,9 @@ private:
   unsigned numErrors = 0;
   unsigned errorLimit = 20;
   bool limitReported = false;
+  /// Warnings already printed ("file:line:col: text"): the checks of
+  /// tuned variants load and check the same source again.
+  std::set<std::string> warned;
 };
 
 } // namespace tlc

@@ -32,8 +32,19 @@ struct TilePlanPipelines
 
   void runOnOperation() override {
     tile::TargetAttr target = tile::getTarget(getOperation());
-    if (!target || !target.getAsyncCopy())
-      return; // pipelined loops stay plain loops
+    if (!target)
+      return;
+    if (!target.getAsyncCopy()) {
+      // Pipelined loops stay plain loops (tlc --remarks says so).
+      getOperation().walk([&](scf::ForOp loop) {
+        int64_t asked = askedStages(loop);
+        if (asked >= 2)
+          loop->emitRemark() << "loop is not pipelined (asked for " << asked
+                             << " stages): " << target.getArch().str()
+                             << " has no asynchronous copies";
+      });
+      return;
+    }
     std::unique_ptr<GPUTargetInfo> info = createGPUTargetInfo(target);
     getOperation().walk([&](gpu::GPUFuncOp func) {
       if (!func->hasAttr(tile::attr::kThreads))
@@ -42,6 +53,13 @@ struct TilePlanPipelines
       plan(func, target.getMaxSharedBytes(), info.get());
       specialize(func, target.getMaxThreads(), info.get());
     });
+  }
+
+  /// The stages the source asks for (`pipelined(..., stages = N)`); 0 for
+  /// other loops.
+  static int64_t askedStages(scf::ForOp loop) {
+    auto stages = loop->getAttrOfType<IntegerAttr>(tile::attr::kStages);
+    return stages ? stages.getInt() : 0;
   }
 
   /// Whether `v` can be recomputed anywhere in the kernel: from kernel
@@ -159,21 +177,26 @@ struct TilePlanPipelines
       auto kept = llvm::find_if(
           pipelined, [&](const PipelinedLoop &p) { return p.loop == r.loop; });
       int64_t stages = kept == pipelined.end() ? 0 : kept->stages;
-      if (stages == r.stages)
+      int64_t asked = askedStages(r.loop);
+      if (stages == asked)
         continue;
       InFlightDiagnostic remark = r.loop->emitRemark();
       if (stages)
         remark << "pipelined loop runs " << stages << " stages instead of "
-               << r.stages;
+               << asked;
       else
-        remark << "loop is not pipelined (asked for " << r.stages << " stages)";
+        remark << "loop is not pipelined (asked for " << asked << " stages)";
       // (the kernel's name in the source: gpu.funcs carry an entry prefix)
       remark << " in kernel '"
              << func.getName().drop_front(
                     func.getName().starts_with("tlc_") ? 4 : 0)
-             << "': with the stages asked for, the kernel's tiles need "
-             << requestedBytes << " bytes of shared memory; the target has "
-             << maxSharedBytes;
+             << "': ";
+      if (stages == r.stages) // only the cap
+        remark << "tlc pipelines at most " << r.stages << " stages";
+      else
+        remark << "with " << r.stages << " stages the kernel's tiles need "
+               << requestedBytes << " bytes of shared memory; the target has "
+               << maxSharedBytes;
     }
     OpBuilder b(func.getContext());
     for (const PipelinedLoop &p : pipelined) {
