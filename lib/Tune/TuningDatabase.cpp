@@ -107,6 +107,22 @@ private:
     return true;
   }
 
+  /// The members of `o` as -D-style values ("for", "params").
+  bool readValues(const json::Object &o, const std::string &path,
+                  bool allowString,
+                  std::vector<std::pair<std::string, std::string>> &out) {
+    for (const auto &[name, v] : o) {
+      std::string text;
+      if (!valueText(v, text, allowString))
+        return failEntry(path + "." + name.str(),
+                         allowString
+                             ? "expected a dtype name, a number or a bool"
+                             : "expected a number or a bool");
+      out.push_back({name.str(), text});
+    }
+    return true;
+  }
+
   bool readEntry(const json::Value &value, const std::string &path,
                  TuningEntry &entry) {
     const json::Object *o = value.getAsObject();
@@ -140,26 +156,17 @@ private:
         return failEntry(path + ".for",
                          "expected an object of parameter values, e.g. "
                          "{\"T\": \"bf16\"}");
-      for (const auto &[name, v] : *w) {
-        std::string text;
-        if (!valueText(v, text, /*allowString=*/true))
-          return failEntry(path + ".for." + name.str(),
-                           "expected a dtype name, a number or a bool");
-        entry.when.push_back({name.str(), text});
-      }
+      if (!readValues(*w, path + ".for", /*allowString=*/true, entry.when))
+        return false;
     }
     const json::Object *params = o->getObject("params");
     if (!params)
       return failEntry(path + ".params",
                        "missing or not an object of parameter values, e.g. "
                        "{\"BM\": 64}");
-    for (const auto &[name, v] : *params) {
-      std::string text;
-      if (!valueText(v, text, /*allowString=*/false))
-        return failEntry(path + ".params." + name.str(),
-                         "expected a number or a bool");
-      entry.params.push_back({name.str(), text});
-    }
+    if (!readValues(*params, path + ".params", /*allowString=*/false,
+                    entry.params))
+      return false;
     if (!readTime(*o, "time_us", path, entry.timeUs) ||
         !readTime(*o, "default_time_us", path, entry.defaultTimeUs))
       return false;

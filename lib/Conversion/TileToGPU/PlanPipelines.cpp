@@ -186,10 +186,7 @@ struct TilePlanPipelines
                << asked;
       else
         remark << "loop is not pipelined (asked for " << asked << " stages)";
-      // (the kernel's name in the source: gpu.funcs carry an entry prefix)
-      remark << " in kernel '"
-             << func.getName().drop_front(
-                    func.getName().starts_with("tlc_") ? 4 : 0)
+      remark << " in kernel '" << tile::kernelSourceName(func.getName())
              << "': ";
       if (stages == r.stages) // only the cap
         remark << "tlc pipelines at most " << r.stages << " stages";

@@ -18,6 +18,12 @@ namespace tlc::tile {
 inline std::string kernelEntryName(llvm::StringRef name) {
   return "tlc_" + name.str();
 }
+/// The source kernel name of an entry point (the inverse of
+/// kernelEntryName); other names are returned as they are.
+inline llvm::StringRef kernelSourceName(llvm::StringRef entry) {
+  entry.consume_front("tlc_");
+  return entry;
+}
 } // namespace tlc::tile
 
 namespace tlc::tile::attr {
