@@ -324,17 +324,14 @@ Type Sema::Impl::checkElement(IndexExpr *e) {
   Type base = checkExpr(e->base.get());
   if (base.isInvalid())
     return setType(e, base);
-  if (base.kind == TypeKind::Tensor) {
-    diags.error(e->range, "element access to global tensor is not "
-                          "supported; copy a tile of it first");
-    return setType(e, Type::invalid());
-  }
-  if (base.kind != TypeKind::Tile) {
+  if (base.kind != TypeKind::Tile && base.kind != TypeKind::Tensor) {
     diags.error(e->base->range, "cannot index a value of type " + base.str());
     return setType(e, Type::invalid());
   }
+  bool tensor = base.kind == TypeKind::Tensor;
   if (e->indices.size() != base.rank()) {
-    diags.error(e->range, "tile of rank " + std::to_string(base.rank()) +
+    diags.error(e->range, std::string(tensor ? "tensor" : "tile") +
+                              " of rank " + std::to_string(base.rank()) +
                               " indexed with " +
                               std::to_string(e->indices.size()) + " indices");
     return setType(e, Type::invalid());
@@ -350,7 +347,8 @@ Type Sema::Impl::checkElement(IndexExpr *e) {
     if (!isIntegerLike(t)) {
       diags.error(idx->range, "index must be an integer, got " + t.str());
       ok = false;
-    } else if (idx->constValue && (idx->constValue->i < 0 ||
+    } else if (!tensor && idx->constValue &&
+               (idx->constValue->i < 0 ||
                                    idx->constValue->i >= base.shape[i].size)) {
       diags.error(idx->range, "index " + std::to_string(idx->constValue->i) +
                                   " is out of bounds for dimension of size " +
@@ -391,6 +389,9 @@ Type Sema::Impl::checkCall(CallExpr *e, bool asStatement) {
                   "'" + e->callee + "' is a statement, not a value");
       return setType(e, Type::invalid());
     }
+    if (op == TileOpKind::Atomic && isElementAtomic(e))
+      return setType(e, checkElementAtomic(e) ? Type::voidTy()
+                                              : Type::invalid());
     if (parallel) {
       diags.error(e->calleeRange, "tile op '" + e->callee +
                                       "' is not allowed inside 'parallel'");
@@ -412,7 +413,7 @@ Type Sema::Impl::checkCall(CallExpr *e, bool asStatement) {
     case TileOpKind::Reduce:
       ok = checkReduce(e);
       break;
-    case TileOpKind::AtomicAdd:
+    case TileOpKind::Atomic:
       ok = checkAtomicAdd(e);
       break;
     case TileOpKind::None:

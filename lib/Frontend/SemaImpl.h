@@ -21,7 +21,7 @@ namespace tlc::sema {
 using llvm::SMRange;
 using llvm::StringRef;
 
-enum class TileOpKind { None, Copy, Fill, Gemm, Reduce, AtomicAdd };
+enum class TileOpKind { None, Copy, Fill, Gemm, Reduce, Atomic };
 
 inline TileOpKind tileOpKind(StringRef name) {
   return llvm::StringSwitch<TileOpKind>(name)
@@ -30,7 +30,7 @@ inline TileOpKind tileOpKind(StringRef name) {
       .Case("gemm", TileOpKind::Gemm)
       .Cases({"reduce_sum", "reduce_max", "reduce_min", "reduce_absmax"},
              TileOpKind::Reduce)
-      .Case("atomic_add", TileOpKind::AtomicAdd)
+      .Cases({"atomic_add", "atomic_max", "atomic_min"}, TileOpKind::Atomic)
       .Default(TileOpKind::None);
 }
 
@@ -259,6 +259,11 @@ struct Sema::Impl {
   bool checkReduce(CallExpr *e);
 
   bool checkAtomicAdd(CallExpr *e);
+  /// `atomic_add/max/min(T[i, ...], value)` on one tensor element.
+  bool checkElementAtomic(CallExpr *e);
+  /// Whether an atomic call combines a value into one element (its second
+  /// argument is not a tile name).
+  bool isElementAtomic(CallExpr *e);
 
   //===--- Tile fns -----------------------------------------------------===//
 

@@ -308,6 +308,51 @@ bool Sema::Impl::checkReduce(CallExpr *e) {
   return true;
 }
 
+bool Sema::Impl::isElementAtomic(CallExpr *e) {
+  if (e->callee != "atomic_add")
+    return true; // atomic_max/min have no tile form
+  if (e->args.size() < 2 || e->args[1]->kind != ExprKind::Name)
+    return true;
+  auto [sym, depth] = lookup(static_cast<NameExpr *>(e->args[1].get())->name);
+  (void)depth;
+  return !sym || !sym->type.isShaped();
+}
+
+bool Sema::Impl::checkElementAtomic(CallExpr *e) {
+  if (!checkNoKwargs(e) || !checkArity(e, 2, 2))
+    return false;
+  Expr *target = e->args[0].get();
+  bool isTensorElement =
+      target->kind == ExprKind::Index &&
+      static_cast<IndexExpr *>(target)->base->kind == ExprKind::Name;
+  std::optional<Operand> dst;
+  if (isTensorElement)
+    dst = checkOperand(target, true, e->callee + " destination");
+  Type v = checkExpr(e->args[1].get());
+  if (isTensorElement && !dst)
+    return false;
+  if (!isTensorElement || dst->type.kind != TypeKind::Tensor) {
+    diags.error(target->range, e->callee + " needs an element of a global "
+                                           "tensor, e.g. Counts[e]" +
+                                   (e->callee == "atomic_add"
+                                        ? ", or a tensor window and a tile"
+                                        : ""));
+    return false;
+  }
+  target->type = Type::scalar(dst->type.dtype);
+  if (!checkWritable(*dst, target->range) || v.isInvalid())
+    return false;
+  DType d = dst->type.dtype;
+  if (d != DType::F32 && d != DType::F64 && d != DType::I32 &&
+      d != DType::I64) {
+    diags.error(target->range, e->callee + " supports f32, f64, i32 and i64 "
+                                           "tensors, got " +
+                                   dtypeName(d).str());
+    return false;
+  }
+  return checkConvertible(v, d, e->args[1]->range, e->callee);
+}
+
 bool Sema::Impl::checkAtomicAdd(CallExpr *e) {
   if (!checkNoKwargs(e) || !checkArity(e, 2, 2))
     return false;

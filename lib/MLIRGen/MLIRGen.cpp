@@ -205,6 +205,8 @@ private:
       SmallVector<Value> idx;
       for (auto &i : ix->indices)
         idx.push_back(toIndex(i.get()));
+      if (ix->base->type.kind == TypeKind::Tensor)
+        return tlc::tile::LoadOp::create(b, l, base, idx);
       return memref::LoadOp::create(b, l, base, idx);
     }
     }
@@ -454,6 +456,14 @@ private:
         g.setTransposeB(true);
       if (kwBool(e, "clear", false))
         g.setClear(true);
+    } else if (op.starts_with("atomic_") &&
+               e->args[1]->type.kind != TypeKind::Tile) {
+      auto [dst, dstIdx] = genOperand(e->args[0].get());
+      Value v = genAsDType(e->args[1].get(), e->args[0]->type.dtype);
+      auto kind = op == "atomic_add"   ? tlc::tile::ReduceKind::sum
+                  : op == "atomic_max" ? tlc::tile::ReduceKind::max
+                                       : tlc::tile::ReduceKind::min;
+      tlc::tile::AtomicOp::create(b, l, kind, v, dst, dstIdx);
     } else if (op == "atomic_add") {
       auto [dst, dstIdx] = genOperand(e->args[0].get());
       Value src = genExpr(e->args[1].get());
@@ -572,6 +582,7 @@ private:
     Value slot;
     SmallVector<Value> idx;
     tlc::Type elem;
+    bool tensor = false;
     if (s->target->kind == tlc::ExprKind::Name) {
       auto *n = static_cast<tlc::NameExpr *>(s->target.get());
       slot = values.lookup(n->symbol);
@@ -582,17 +593,23 @@ private:
       for (auto &i : ix->indices)
         idx.push_back(toIndex(i.get()));
       elem = s->target->type;
+      tensor = ix->base->type.kind == TypeKind::Tensor;
     }
     Value v = genAs(s->value.get(), elem);
     if (s->op != tlc::AssignOp::Set) {
-      Value old = memref::LoadOp::create(b, l, slot, idx);
+      Value old =
+          tensor ? tlc::tile::LoadOp::create(b, l, slot, idx).getResult()
+                 : memref::LoadOp::create(b, l, slot, idx).getResult();
       tlc::BinaryOp op = s->op == tlc::AssignOp::Add   ? tlc::BinaryOp::Add
                          : s->op == tlc::AssignOp::Sub ? tlc::BinaryOp::Sub
                          : s->op == tlc::AssignOp::Mul ? tlc::BinaryOp::Mul
                                                        : tlc::BinaryOp::Div;
       v = genArith(op, old, v, isSignedType(elem), l);
     }
-    memref::StoreOp::create(b, l, v, slot, idx);
+    if (tensor)
+      tlc::tile::StoreOp::create(b, l, v, slot, idx);
+    else
+      memref::StoreOp::create(b, l, v, slot, idx);
   }
 
   void genFor(tlc::ForStmt *s) {

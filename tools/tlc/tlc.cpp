@@ -682,6 +682,8 @@ int compile(const Options &opts) {
   tilePM.addPass(mlir::createSymbolDCEPass());
   // Dimensions fixed with -D (recorded on the kernels by MLIRGen).
   tilePM.addPass(tile::createTileSpecializeDims());
+  // Tensor elements are bounds-checked the same way on every target.
+  tilePM.addPass(tile::createTileExpandElementAccess());
   tilePM.addPass(mlir::createCanonicalizerPass());
   tilePM.addPass(mlir::createCSEPass());
   if (mlir::failed(tilePM.run(*module)))

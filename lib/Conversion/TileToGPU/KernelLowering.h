@@ -42,6 +42,29 @@ inline void inThread(mlir::OpBuilder &b, mlir::Location loc, mlir::Value index,
   body(b);
 }
 
+/// Moves `op` (whose results are unused) under `scf.if cond`.
+inline void guardOp(mlir::Operation *op, mlir::Value cond) {
+  mlir::OpBuilder b(op);
+  auto ifOp =
+      mlir::scf::IfOp::create(b, op->getLoc(), cond, /*withElseRegion=*/false);
+  op->moveBefore(ifOp.thenBlock()->getTerminator());
+}
+
+/// A store or atomic on a global tensor (a memref outside every memory
+/// space that is not a thread's own `alloca`).
+inline bool writesGlobalTensor(mlir::Operation *op) {
+  mlir::Value memref;
+  if (auto store = llvm::dyn_cast<mlir::memref::StoreOp>(op))
+    memref = store.getMemRef();
+  else if (auto rmw = llvm::dyn_cast<mlir::memref::AtomicRMWOp>(op))
+    memref = rmw.getMemref();
+  else
+    return false;
+  auto type = llvm::cast<mlir::MemRefType>(memref.getType());
+  return !type.getMemorySpace() &&
+         !memref.getDefiningOp<mlir::memref::AllocaOp>();
+}
+
 /// for (i = 0; i < count; ++i) with `init` as iteration arguments. Its
 /// constants are created in order: nested creates in one call's arguments
 /// would order them by the host compiler's whim.

@@ -674,12 +674,29 @@ void KernelLowering::lowerParallel(tile::ParallelOp op) {
     if (access && fragment(access->memref))
       accesses.push_back({inner, *tile::loopIndexDims(access->indices, body)});
   });
+  // Stores and atomics on global tensors happen once per iteration: when
+  // several threads run it (replicas of the anchor, or all of them for a
+  // body that writes a local tile), the first one performs them.
+  SmallVector<Operation *> globalWrites;
+  op.walk([&](Operation *inner) {
+    if (writesGlobalTensor(inner))
+      globalWrites.push_back(inner);
+  });
+  Value once;
+  if (!globalWrites.empty() && dist.kind == Distribution::Owned)
+    once = dist.layout->isFirstReplica(b, loc, tid);
+  else if (!globalWrites.empty() && dist.kind == Distribution::Redundant)
+    once = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid,
+                                 indexConst(b, loc, 0));
   forEachElement(b, loc, op.getShape(), dist,
                  [&](OpBuilder &b, ValueRange index, int64_t slot) {
                    IRMapping map;
                    map.map(body.getArguments(), index);
                    for (Operation &inner : body.without_terminator())
                      b.clone(inner, map);
+                   if (once)
+                     for (Operation *write : globalWrites)
+                       guardOp(map.lookup(write), once);
                    for (auto &[orig, dims] : accesses) {
                      Operation *copy = map.lookup(orig);
                      const RegisterFragment *f =

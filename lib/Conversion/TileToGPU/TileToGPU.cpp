@@ -209,6 +209,22 @@ struct ConvertTileToGPU
       after.setInsertionPointAfter(op);
       gpu::BarrierOp::create(after, op->getLoc());
     }
+    // Scalar code runs on every thread; an element atomic there (the only
+    // memref.atomic_rmw before tile ops are lowered) combines once.
+    SmallVector<Operation *> scalarAtomics;
+    func.walk<WalkOrder::PreOrder>([&](Operation *op) {
+      if (llvm::isa<tile::ParallelOp>(op))
+        return WalkResult::skip();
+      if (llvm::isa<memref::AtomicRMWOp>(op))
+        scalarAtomics.push_back(op);
+      return WalkResult::advance();
+    });
+    for (Operation *op : scalarAtomics) {
+      OpBuilder at(op);
+      guardOp(op, arith::CmpIOp::create(at, op->getLoc(),
+                                        arith::CmpIPredicate::eq, k.tid,
+                                        indexConst(at, op->getLoc(), 0)));
+    }
     RewritePatternSet patterns(func.getContext());
     populateTileToGPUPatterns(patterns, k);
     walkAndApplyPatterns(func, std::move(patterns));

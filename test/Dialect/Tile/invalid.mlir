@@ -274,3 +274,51 @@ func.func @yield_outside_parallel() {
   // expected-error @+1 {{'tile.yield' op expects parent op 'tile.parallel'}}
   tile.yield
 }
+
+// -----
+
+func.func @load_tile(%t: memref<4xf32, #tile.scope<shared>>, %i: index) {
+  // expected-error @+1 {{'tile.load' op needs a global tensor, not a tile}}
+  %v = tile.load %t[%i] : memref<4xf32, #tile.scope<shared>>
+  return
+}
+
+// -----
+
+func.func @load_rank(%x: memref<?x?xf32>, %i: index) {
+  // expected-error @+1 {{'tile.load' op tensor of rank 2 takes as many indices, got 1}}
+  %v = tile.load %x[%i] : memref<?x?xf32>
+  return
+}
+
+// -----
+
+func.func @store_rank(%x: memref<?xf32>, %i: index, %v: f32) {
+  // expected-error @+1 {{'tile.store' op tensor of rank 1 takes as many indices, got 2}}
+  tile.store %v, %x[%i, %i] : memref<?xf32>
+  return
+}
+
+// -----
+
+func.func @atomic_absmax(%x: memref<?xf32>, %i: index, %v: f32) {
+  // expected-error @+1 {{'tile.atomic' op absmax has no atomic form}}
+  tile.atomic <absmax> %v, %x[%i] : memref<?xf32>
+  return
+}
+
+// -----
+
+func.func @atomic_i16(%x: memref<?xi16>, %i: index, %v: i16) {
+  // expected-error @+1 {{'tile.atomic' op atomics need a float or a 32/64-bit integer element type, got 'i16'}}
+  tile.atomic <sum> %v, %x[%i] : memref<?xi16>
+  return
+}
+
+// -----
+
+func.func @atomic_tile(%t: memref<4xi32, #tile.scope<shared>>, %i: index, %v: i32) {
+  // expected-error @+1 {{'tile.atomic' op needs a global tensor, not a tile}}
+  tile.atomic <max> %v, %t[%i] : memref<4xi32, #tile.scope<shared>>
+  return
+}

@@ -128,3 +128,19 @@ func.func @parallel(%s: f32) {
   } {tag = "x"}
   return
 }
+
+// Element accesses of global tensors.
+// CHECK-LABEL: func.func @elements
+func.func @elements(%x: memref<?x?xf32, strided<[?, 1], offset: ?>>,
+                    %c: memref<?xi32>, %i: index, %j: index) {
+  // CHECK: %[[V:.*]] = tile.load %{{.*}}[%{{.*}}, %{{.*}}] : memref<?x?xf32, strided<[?, 1], offset: ?>>
+  %v = tile.load %x[%i, %j] : memref<?x?xf32, strided<[?, 1], offset: ?>>
+  // CHECK: tile.store %[[V]], %{{.*}}[%{{.*}}, %{{.*}}] : memref<?x?xf32, strided<[?, 1], offset: ?>>
+  tile.store %v, %x[%j, %i] : memref<?x?xf32, strided<[?, 1], offset: ?>>
+  %one = arith.constant 1 : i32
+  // CHECK: tile.atomic <sum> %{{.*}}, %{{.*}}[%{{.*}}] : memref<?xi32>
+  tile.atomic <sum> %one, %c[%i] : memref<?xi32>
+  // CHECK: tile.atomic <max> %[[V]], %{{.*}}[%{{.*}}, %{{.*}}]
+  tile.atomic <max> %v, %x[%i, %i] : memref<?x?xf32, strided<[?, 1], offset: ?>>
+  return
+}

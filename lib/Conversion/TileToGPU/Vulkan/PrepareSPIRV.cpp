@@ -443,6 +443,12 @@ private:
       return success();
     }
     if (auto rmw = llvm::dyn_cast<memref::AtomicRMWOp>(op)) {
+      // SPIR-V has integer atomic max/min only (float ones need
+      // SPV_EXT_shader_atomic_float_min_max, which few devices have).
+      if (rmw.getKind() == arith::AtomicRMWKind::maximumf ||
+          rmw.getKind() == arith::AtomicRMWKind::minimumf)
+        return op->emitError("atomic_max and atomic_min of floats are not "
+                             "supported on Vulkan yet; use an i32 tensor");
       const FlatView *view = lookup(rmw.getMemref());
       if (!view)
         return success();

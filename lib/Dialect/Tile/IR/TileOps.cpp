@@ -120,6 +120,46 @@ LogicalResult AtomicAddOp::verify() {
                       getSource().getType().getShape(), "destination");
 }
 
+/// Checks an element access: `tensor` is a global tensor (no tile scope)
+/// indexed with one value per dimension, and `value` (if any) has its
+/// element type.
+static LogicalResult verifyElementAccess(Operation *op, MemRefType tensor,
+                                         size_t numIndices, Type value) {
+  if (getScope(tensor))
+    return op->emitOpError("needs a global tensor, not a tile");
+  if (numIndices != (size_t)tensor.getRank())
+    return op->emitOpError() << "tensor of rank " << tensor.getRank()
+                             << " takes as many indices, got " << numIndices;
+  if (value && value != tensor.getElementType())
+    return op->emitOpError() << "value of type " << value
+                             << " does not match the element type "
+                             << tensor.getElementType();
+  return success();
+}
+
+LogicalResult LoadOp::verify() {
+  return verifyElementAccess(*this, getTensor().getType(),
+                             getIndices().size(), getResult().getType());
+}
+
+LogicalResult StoreOp::verify() {
+  return verifyElementAccess(*this, getTensor().getType(),
+                             getIndices().size(), getValue().getType());
+}
+
+LogicalResult AtomicOp::verify() {
+  Type elem = getTensor().getType().getElementType();
+  if (getKind() == ReduceKind::absmax)
+    return emitOpError("absmax has no atomic form");
+  if (!llvm::isa<FloatType>(elem) &&
+      !(llvm::isa<IntegerType>(elem) && elem.getIntOrFloatBitWidth() >= 32))
+    return emitOpError() << "atomics need a float or a 32/64-bit integer "
+                            "element type, got "
+                         << elem;
+  return verifyElementAccess(*this, getTensor().getType(),
+                             getIndices().size(), getValue().getType());
+}
+
 void ParallelOp::build(OpBuilder &builder, OperationState &state,
                        ArrayRef<int64_t> shape) {
   state.addAttribute(getShapeAttrName(state.name),

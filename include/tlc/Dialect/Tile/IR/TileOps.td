@@ -109,6 +109,74 @@ def Tile_AtomicAddOp : Tile_Op<"atomic_add"> {
   let hasVerifier = 1;
 }
 
+def Tile_LoadOp : Tile_Op<"load", [
+    TypesMatchWith<"value has the tensor's element type", "tensor", "result",
+                   "::llvm::cast<::mlir::MemRefType>($_self).getElementType()">]> {
+  let summary = "read one element of a global tensor (zero outside it)";
+  let description = [{
+    Reads the element of a global tensor at `indices`. An index outside the
+    tensor's bounds (negative or past the size) reads zero, like a copy
+    window's ragged edge does.
+
+    ```mlir
+    %v = tile.load %offsets[%e] : memref<?xi32, strided<[?], offset: ?>>
+    ```
+  }];
+  let arguments = (ins Arg<AnyMemRef, "", [MemRead]>:$tensor,
+                       Variadic<Index>:$indices);
+  let results = (outs AnyType:$result);
+  let assemblyFormat = [{
+    $tensor `[` $indices `]` attr-dict `:` type($tensor)
+  }];
+  let hasVerifier = 1;
+  let builders = [OpBuilder<(ins "mlir::Value":$tensor,
+                                 "mlir::ValueRange":$indices), [{
+    build($_builder, $_state,
+          llvm::cast<mlir::MemRefType>(tensor.getType()).getElementType(),
+          tensor, indices);
+  }]>];
+}
+
+def Tile_StoreOp : Tile_Op<"store", [
+    TypesMatchWith<"value has the tensor's element type", "tensor", "value",
+                   "::llvm::cast<::mlir::MemRefType>($_self).getElementType()">]> {
+  let summary = "write one element of a global tensor (dropped outside it)";
+  let description = [{
+    Writes `value` to the element of a global tensor at `indices`; nothing
+    is written when an index is outside the tensor's bounds.
+  }];
+  let arguments = (ins AnyType:$value,
+                       Arg<AnyMemRef, "", [MemWrite]>:$tensor,
+                       Variadic<Index>:$indices);
+  let assemblyFormat = [{
+    $value `,` $tensor `[` $indices `]` attr-dict `:` type($tensor)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_AtomicOp : Tile_Op<"atomic", [
+    TypesMatchWith<"value has the tensor's element type", "tensor", "value",
+                   "::llvm::cast<::mlir::MemRefType>($_self).getElementType()">]> {
+  let summary = "atomically combine a value into one element of a tensor";
+  let description = [{
+    `tensor[indices] = kind(tensor[indices], value)` as one atomic
+    read-modify-write, for `sum`, `max` and `min`; nothing happens when an
+    index is outside the tensor's bounds. Each execution combines once: a
+    target that runs a statement on several threads makes one of them do it.
+
+    ```mlir
+    tile.atomic <sum> %one, %counts[%e] : memref<?xi32, strided<[?], offset: ?>>
+    ```
+  }];
+  let arguments = (ins Tile_ReduceKindAttr:$kind, AnyType:$value,
+                       Arg<AnyMemRef, "", [MemRead, MemWrite]>:$tensor,
+                       Variadic<Index>:$indices);
+  let assemblyFormat = [{
+    $kind $value `,` $tensor `[` $indices `]` attr-dict `:` type($tensor)
+  }];
+  let hasVerifier = 1;
+}
+
 def Tile_YieldOp : Tile_Op<"yield", [Pure, Terminator, ReturnLike,
                                      ParentOneOf<["ParallelOp"]>]> {
   let summary = "terminates a tile.parallel body";

@@ -61,6 +61,42 @@ def TileExpandBF16Truncf : Pass<"tile-expand-bf16-truncf"> {
   let dependentDialects = ["mlir::arith::ArithDialect"];
 }
 
+def TileExpandElementAccess : Pass<"tile-expand-element-access"> {
+  let summary = "Lower tensor element accesses to bounds-checked memref ops";
+  let description = [{
+    `tile.load`, `tile.store` and `tile.atomic` read, write and combine one
+    element of a global tensor, with defined behaviour outside its bounds
+    (a load reads zero, a store or an atomic does nothing). This pass makes
+    that check explicit for every target: each access becomes an `scf.if`
+    on `index < size` for every dimension (unsigned, so negative indices
+    fail too) around `memref.load` (else zero), `memref.store` or
+    `memref.atomic_rmw` (`addf`/`addi`, `maximumf`/`maxs`, `minimumf`/
+    `mins`). Checks on static sizes with constant indices fold away.
+
+    Before:
+    ```mlir
+    %v = tile.load %X[%i] : memref<?xf32, strided<[?], offset: ?>>
+    ```
+    After:
+    ```mlir
+    %n = memref.dim %X, %c0 : memref<?xf32, strided<[?], offset: ?>>
+    %ok = arith.cmpi ult, %i, %n : index
+    %v = scf.if %ok -> (f32) {
+      %x = memref.load %X[%i] : memref<?xf32, strided<[?], offset: ?>>
+      scf.yield %x : f32
+    } else {
+      scf.yield %cst0 : f32
+    }
+    ```
+    Runs right after MLIRGen's module is specialized, before every target's
+    lowering; GPU targets then make one thread of those that run an
+    iteration perform its stores and atomics.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::memref::MemRefDialect",
+                           "mlir::scf::SCFDialect"];
+}
+
 def TileInferLayouts : Pass<"tile-infer-layouts", "mlir::ModuleOp"> {
   let summary = "Give every fragment a thread layout (#tile.layout)";
   let description = [{
