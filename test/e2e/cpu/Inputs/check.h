@@ -157,6 +157,16 @@ template <> struct Elem<bfloat16_t> {
   static bfloat16_t sentinel() { return bfloat16_t{0x7fa5u}; }
 };
 
+template <> struct Elem<int32_t> {
+  static constexpr tlc_dtype dtype = TLC_I32;
+  static constexpr const char *name = "i32";
+  static constexpr double tol = 0;
+  static float toFloat(int32_t x) { return static_cast<float>(x); }
+  static int32_t fromFloat(float x) { return static_cast<int32_t>(x); }
+  static int32_t nan() { return INT32_MIN; }
+  static int32_t sentinel() { return 0x5a5a5a5a; }
+};
+
 //===--- Random numbers ---------------------------------------------------===//
 
 /// A seed from a case name, so every case has its own fixed data (FNV-1a).
