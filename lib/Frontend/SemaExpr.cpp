@@ -349,7 +349,7 @@ Type Sema::Impl::checkElement(IndexExpr *e) {
       ok = false;
     } else if (!tensor && idx->constValue &&
                (idx->constValue->i < 0 ||
-                                   idx->constValue->i >= base.shape[i].size)) {
+                idx->constValue->i >= base.shape[i].size)) {
       diags.error(idx->range, "index " + std::to_string(idx->constValue->i) +
                                   " is out of bounds for dimension of size " +
                                   std::to_string(base.shape[i].size));
@@ -390,8 +390,8 @@ Type Sema::Impl::checkCall(CallExpr *e, bool asStatement) {
       return setType(e, Type::invalid());
     }
     if (op == TileOpKind::Atomic && isElementAtomic(e))
-      return setType(e, checkElementAtomic(e) ? Type::voidTy()
-                                              : Type::invalid());
+      return setType(e,
+                     checkElementAtomic(e) ? Type::voidTy() : Type::invalid());
     if (parallel) {
       diags.error(e->calleeRange, "tile op '" + e->callee +
                                       "' is not allowed inside 'parallel'");

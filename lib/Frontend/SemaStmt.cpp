@@ -135,9 +135,9 @@ void Sema::Impl::checkAssign(AssignStmt *s) {
   if (target->kind == ExprKind::Index) {
     Expr *base = static_cast<IndexExpr *>(target)->base.get();
     if (base->kind == ExprKind::Name && base->type.kind == TypeKind::Tensor &&
-        !checkWritable({static_cast<NameExpr *>(base)->symbol, base->type,
-                        false},
-                       target->range))
+        !checkWritable(
+            {static_cast<NameExpr *>(base)->symbol, base->type, false},
+            target->range))
       return;
   }
   checkConvertible(v, t.dtype, s->value->range, "assignment");

@@ -332,8 +332,9 @@ bool Sema::Impl::checkElementAtomic(CallExpr *e) {
   if (isTensorElement && !dst)
     return false;
   if (!isTensorElement || dst->type.kind != TypeKind::Tensor) {
-    diags.error(target->range, e->callee + " needs an element of a global "
-                                           "tensor, e.g. Counts[e]" +
+    diags.error(target->range, e->callee +
+                                   " needs an element of a global "
+                                   "tensor, e.g. Counts[e]" +
                                    (e->callee == "atomic_add"
                                         ? ", or a tensor window and a tile"
                                         : ""));
@@ -345,8 +346,9 @@ bool Sema::Impl::checkElementAtomic(CallExpr *e) {
   DType d = dst->type.dtype;
   if (d != DType::F32 && d != DType::F64 && d != DType::I32 &&
       d != DType::I64) {
-    diags.error(target->range, e->callee + " supports f32, f64, i32 and i64 "
-                                           "tensors, got " +
+    diags.error(target->range, e->callee +
+                                   " supports f32, f64, i32 and i64 "
+                                   "tensors, got " +
                                    dtypeName(d).str());
     return false;
   }

@@ -597,9 +597,9 @@ private:
     }
     Value v = genAs(s->value.get(), elem);
     if (s->op != tlc::AssignOp::Set) {
-      Value old =
-          tensor ? tlc::tile::LoadOp::create(b, l, slot, idx).getResult()
-                 : memref::LoadOp::create(b, l, slot, idx).getResult();
+      Value old = tensor
+                      ? tlc::tile::LoadOp::create(b, l, slot, idx).getResult()
+                      : memref::LoadOp::create(b, l, slot, idx).getResult();
       tlc::BinaryOp op = s->op == tlc::AssignOp::Add   ? tlc::BinaryOp::Add
                          : s->op == tlc::AssignOp::Sub ? tlc::BinaryOp::Sub
                          : s->op == tlc::AssignOp::Mul ? tlc::BinaryOp::Mul

@@ -221,9 +221,9 @@ struct ConvertTileToGPU
     });
     for (Operation *op : scalarAtomics) {
       OpBuilder at(op);
-      guardOp(op, arith::CmpIOp::create(at, op->getLoc(),
-                                        arith::CmpIPredicate::eq, k.tid,
-                                        indexConst(at, op->getLoc(), 0)));
+      guardOp(op,
+              arith::CmpIOp::create(at, op->getLoc(), arith::CmpIPredicate::eq,
+                                    k.tid, indexConst(at, op->getLoc(), 0)));
     }
     RewritePatternSet patterns(func.getContext());
     populateTileToGPUPatterns(patterns, k);

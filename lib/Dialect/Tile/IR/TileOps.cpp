@@ -131,20 +131,20 @@ static LogicalResult verifyElementAccess(Operation *op, MemRefType tensor,
     return op->emitOpError() << "tensor of rank " << tensor.getRank()
                              << " takes as many indices, got " << numIndices;
   if (value && value != tensor.getElementType())
-    return op->emitOpError() << "value of type " << value
-                             << " does not match the element type "
-                             << tensor.getElementType();
+    return op->emitOpError()
+           << "value of type " << value << " does not match the element type "
+           << tensor.getElementType();
   return success();
 }
 
 LogicalResult LoadOp::verify() {
-  return verifyElementAccess(*this, getTensor().getType(),
-                             getIndices().size(), getResult().getType());
+  return verifyElementAccess(*this, getTensor().getType(), getIndices().size(),
+                             getResult().getType());
 }
 
 LogicalResult StoreOp::verify() {
-  return verifyElementAccess(*this, getTensor().getType(),
-                             getIndices().size(), getValue().getType());
+  return verifyElementAccess(*this, getTensor().getType(), getIndices().size(),
+                             getValue().getType());
 }
 
 LogicalResult AtomicOp::verify() {
@@ -156,8 +156,8 @@ LogicalResult AtomicOp::verify() {
     return emitOpError() << "atomics need a float or a 32/64-bit integer "
                             "element type, got "
                          << elem;
-  return verifyElementAccess(*this, getTensor().getType(),
-                             getIndices().size(), getValue().getType());
+  return verifyElementAccess(*this, getTensor().getType(), getIndices().size(),
+                             getValue().getType());
 }
 
 void ParallelOp::build(OpBuilder &builder, OperationState &state,

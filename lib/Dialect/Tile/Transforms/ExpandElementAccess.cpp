@@ -26,8 +26,8 @@ Value inBounds(OpBuilder &b, Location loc, Value tensor, ValueRange indices) {
   Value all;
   for (auto [d, index] : llvm::enumerate(indices)) {
     Value size = memref::DimOp::create(b, loc, tensor, d);
-    Value ok = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, index,
-                                     size);
+    Value ok =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, index, size);
     all = all ? arith::AndIOp::create(b, loc, all, ok).getResult() : ok;
   }
   return all ? all : arith::ConstantIntOp::create(b, loc, 1, 1).getResult();
@@ -79,8 +79,8 @@ struct TileExpandElementAccess
               scf::YieldOp::create(b, loc, v);
             },
             [&](OpBuilder &b, Location loc) {
-              Value zero = arith::ConstantOp::create(b, loc, elem,
-                                                     b.getZeroAttr(elem));
+              Value zero =
+                  arith::ConstantOp::create(b, loc, elem, b.getZeroAttr(elem));
               scf::YieldOp::create(b, loc, zero);
             });
         load.replaceAllUsesWith(ifOp.getResult(0));
@@ -95,8 +95,7 @@ struct TileExpandElementAccess
         Type elem = atomic.getValue().getType();
         Value ok = inBounds(b, loc, atomic.getTensor(), atomic.getIndices());
         buildGuarded(b, loc, ok, [&](OpBuilder &b) {
-          memref::AtomicRMWOp::create(b, loc,
-                                      rmwKind(atomic.getKind(), elem),
+          memref::AtomicRMWOp::create(b, loc, rmwKind(atomic.getKind(), elem),
                                       atomic.getValue(), atomic.getTensor(),
                                       atomic.getIndices());
         });

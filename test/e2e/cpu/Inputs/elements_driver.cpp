@@ -24,10 +24,8 @@ int main() {
   check::Checker checker;
 
   // Counts[X[i]] += 1 for X[i] in [0, E); Blocks[0] += number of blocks.
-  for (auto [N, E] : {std::tuple<int64_t, int64_t>{1, 1},
-                      {300, 7},
-                      {1000, 64},
-                      {4097, 5}}) {
+  for (auto [N, E] :
+       {std::tuple<int64_t, int64_t>{1, 1}, {300, 7}, {1000, 64}, {4097, 5}}) {
     std::string size = check::sizeStr({N, E});
     check::Rng rng("histogram" + size);
     check::Tensor<int32_t> X({N}), Counts({E}), Blocks({1});
@@ -64,9 +62,9 @@ int main() {
     Y.poison();
     for (int64_t r = 0; r < R; ++r)
       Idx.set(r, randomInt(rng, -2, int32_t(M) + 2));
-    if (!checker.launched(tlc::kernels::gather_rows(Idx.view(), X.view(),
-                                                    S.view(), Y.view()),
-                          "gather_rows", size))
+    if (!checker.launched(
+            tlc::kernels::gather_rows(Idx.view(), X.view(), S.view(), Y.view()),
+            "gather_rows", size))
       continue;
     std::vector<double> ref(R * D, 0.0);
     for (int64_t r = 0; r < R; ++r)
@@ -78,10 +76,8 @@ int main() {
 
   // Row sums stored once per row and added once to Total; Mx and Mn combined
   // atomically from every element.
-  for (auto [M, N] : {std::tuple<int64_t, int64_t>{1, 1},
-                      {9, 31},
-                      {30, 33},
-                      {17, 100}}) {
+  for (auto [M, N] :
+       {std::tuple<int64_t, int64_t>{1, 1}, {9, 31}, {30, 33}, {17, 100}}) {
     std::string size = check::sizeStr({M, N});
     check::Rng rng("row_stats" + size);
     check::Tensor<T> X({M, N}, 2), Sums({M}), Total({1}), Mx({M}), Mn({M});
@@ -95,10 +91,9 @@ int main() {
       Mx.set(r, mx[r] = randomInt(rng, -60, 0));
       Mn.set(r, mn[r] = randomInt(rng, 0, 60));
     }
-    if (!checker.launched(tlc::kernels::row_stats(X.view(), Sums.view(),
-                                                  Total.view(), Mx.view(),
-                                                  Mn.view(),
-                                                  tlc::LaunchOptions(2)),
+    if (!checker.launched(tlc::kernels::row_stats(
+                              X.view(), Sums.view(), Total.view(), Mx.view(),
+                              Mn.view(), tlc::LaunchOptions(2)),
                           "row_stats", size))
       continue;
     for (int64_t r = 0; r < M; ++r)
