@@ -118,17 +118,29 @@ private:
   /// What an element of `type` is stored as: bf16 as its 16 bits (SPIR-V
   /// has no bf16 without SPV_KHR_bfloat16; arith's bf16 expansion turns
   /// the conversions into integer ops on those bits).
+  /// bf16 is stored as i16; an `index` (an untyped `var`) as i32, the
+  /// width of indices in the SPIR-V lowering.
   static Type storageType(Type type) {
-    return type.isBF16() ? IntegerType::get(type.getContext(), 16) : type;
+    if (type.isBF16())
+      return IntegerType::get(type.getContext(), 16);
+    if (type.isIndex())
+      return IntegerType::get(type.getContext(), 32);
+    return type;
   }
   /// Loads element `at` of `root` as a value of `type`.
   Value loadElement(Location loc, Value root, Value at, Type type) {
     Value v = memref::LoadOp::create(b, loc, root, ValueRange{at});
-    return v.getType() == type ? v : arith::BitcastOp::create(b, loc, type, v);
+    if (v.getType() == type)
+      return v;
+    if (type.isIndex())
+      return arith::IndexCastOp::create(b, loc, type, v);
+    return arith::BitcastOp::create(b, loc, type, v);
   }
   void storeElement(Location loc, Value v, Value root, Value at) {
     Type stored = llvm::cast<MemRefType>(root.getType()).getElementType();
-    if (v.getType() != stored)
+    if (v.getType().isIndex())
+      v = arith::IndexCastOp::create(b, loc, stored, v);
+    else if (v.getType() != stored)
       v = arith::BitcastOp::create(b, loc, stored, v);
     memref::StoreOp::create(b, loc, v, root, ValueRange{at});
   }
