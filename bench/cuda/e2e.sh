@@ -79,6 +79,8 @@ CONFIGS=(
   "layernorm_bf16|layernorm.tl|T=bf16 --tuning=examples/h200.tuning.json"
   "elementwise|elementwise.tl|"
   "colsum|colsum.tl|T=f32"
+  "grouped_gemm_bf16|grouped_gemm.tl|T=bf16"
+  "elements|../test/e2e/cpu/Inputs/elements.tl|"
   "fa_d64|flash_attention.tl|D=64 Causal=false T=bf16"
   "fa_d64_causal|flash_attention.tl|D=64 Causal=true T=bf16"
   "fa_d128|flash_attention.tl|D=128 Causal=false T=bf16"

@@ -791,6 +791,131 @@ def colsum_cases(cfg, heads):
     return cases
 
 
+def grouped_gemm_cases(cfg, heads):
+    """grouped_gemm.tl: rows of A sorted by expert, C[r] = A[r] @ W[e]^T."""
+    T = heads["grouped_gemm"]["argdoc"]["A"]["dtype"]
+    # (M rows, N, K, E experts), small; random splits with empty experts.
+    sizes = [((77, 133, 72, 3), True), ((300, 96, 64, 8), True),
+             ((5, 64, 40, 4), True), ((8192, 14336, 4096, 8), False),
+             ((16384, 2048, 7168, 64), False)]
+    cases = []
+    for (M, N, K, E), small in sizes:
+        def build(ctx, g, M=M, N=N, K=K, E=E):
+            A = ctx.rand(g, (M, K), T)
+            W = ctx.rand(g, (E, N, K), T, scale=K ** -0.5)
+            # Expert sizes like a router's: random weights, a few empty.
+            w = torch.rand(E, generator=g, device=DEV)
+            w[torch.rand(E, generator=g, device=DEV) < 0.2] = 0
+            w = w / w.sum() if float(w.sum()) > 0 else torch.ones(E, device=DEV) / E
+            ends = torch.round(torch.cumsum(w, 0) * M).to(torch.int64)
+            ends[-1] = M
+            Offsets = torch.zeros(E + 1, dtype=torch.int32, device=DEV)
+            Offsets[1:] = ends.to(torch.int32)
+            bounds = [int(x) for x in Offsets.cpu()]
+            C = ctx.empty((M, N), T)
+            def ref():
+                out = torch.zeros(M, N, dtype=torch.float64, device=REF_DEV)
+                for e in range(E):
+                    lo, hi = bounds[e], bounds[e + 1]
+                    if hi > lo:
+                        out[lo:hi] = R(A[lo:hi]) @ R(W[e]).t()
+                return [out]
+            def loop():
+                for e in range(E):
+                    lo, hi = bounds[e], bounds[e + 1]
+                    if hi > lo:
+                        torch.nn.functional.linear(A[lo:hi], W[e],
+                                                   out=None)
+            vendors = {"F.linear per expert": loop}
+            if hasattr(torch, "_grouped_mm"):
+                offs = Offsets[1:].contiguous()
+                vendors["torch._grouped_mm"] = (
+                    lambda: torch._grouped_mm(A, W.transpose(-2, -1),
+                                              offs=offs))
+            def fake():
+                for e in range(E):
+                    lo, hi = bounds[e], bounds[e + 1]
+                    C[lo:hi] = (A[lo:hi].float() @ W[e].float().t()).to(C.dtype)
+            return dict(args=[A, W, Offsets, C], outputs=[("C", C)],
+                        reset=nan_(C), ref=ref, fake=fake, vendors=vendors,
+                        flops=2.0 * M * N * K,
+                        bytes=DTYPE_SIZES[T] * (M * K + E * N * K + M * N),
+                        tol=tol_for(T, "gemm"), vendor_no_error=True)
+        label = "grouped_gemm %s %dx%dx%d E=%d" % (T, M, N, K, E)
+        cases.append(Case("grouped_gemm", label, small, build, "gemm"))
+    return cases
+
+
+def elements_cases(cfg, heads):
+    """test/e2e/cpu/Inputs/elements.tl: element access to global tensors."""
+    cases = []
+    for N, E in [(4097, 5), (300, 7), (1 << 24, 1024)]:
+        def build(ctx, g, N=N, E=E):
+            X = torch.randint(-3, E + 3, (N,), generator=g, device=DEV,
+                              dtype=torch.int32)
+            Counts = torch.zeros(E, dtype=torch.int32, device=DEV)
+            Blocks = torch.zeros(1, dtype=torch.int32, device=DEV)
+            def reset():
+                Counts.zero_()
+                Blocks.zero_()
+            def ref():
+                x = X[(X >= 0) & (X < E)].long()
+                return [R(torch.bincount(x, minlength=E)),
+                        R(torch.full((1,), (N + 255) // 256, device=DEV))]
+            return dict(args=[X, Counts, Blocks],
+                        outputs=[("Counts", Counts), ("Blocks", Blocks)],
+                        reset=reset, ref=ref, fake=None,
+                        vendors={"torch.bincount": lambda: torch.bincount(
+                            X[(X >= 0) & (X < E)].long(), minlength=E)},
+                        flops=None, bytes=4.0 * N, tol=(0.0, 0.0),
+                        vendor_no_error=True)
+        cases.append(Case("histogram", "histogram i32 N=%d E=%d" % (N, E),
+                          N < 10000, build, "memory"))
+    for R_, M, D in [(33, 17, 64), (9, 40, 130), (65536, 32000, 1024)]:
+        def build(ctx, g, R_=R_, M=M, D=D):
+            Idx = torch.randint(-2, M + 2, (R_,), generator=g, device=DEV,
+                                dtype=torch.int32)
+            X = ctx.rand(g, (M, D), "f32")
+            S = ctx.rand(g, (R_,), "f32")
+            Y = ctx.empty((R_, D), "f32")
+            def ref():
+                ok = (Idx >= 0) & (Idx < M)
+                rows = R(X)[Idx.clamp(0, M - 1).long()]
+                return [rows * R(S)[:, None] * R(ok)[:, None]]
+            return dict(args=[Idx, X, S, Y], outputs=[("Y", Y)],
+                        reset=nan_(Y), ref=ref, fake=None,
+                        vendors={"index_select * s": lambda: X.index_select(
+                            0, Idx.clamp(0, M - 1)) * S[:, None]},
+                        flops=None, bytes=8.0 * R_ * D, tol=tol_for("f32"))
+        cases.append(Case("gather_rows", "gather_rows f32 %dx%dx%d"
+                          % (R_, M, D), R_ < 1000, build, "memory"))
+    for M, N in [(9, 31), (17, 100), (4096, 4096)]:
+        def build(ctx, g, M=M, N=N):
+            X = torch.randint(-50, 50, (M, N), generator=g, device=DEV,
+                              dtype=torch.int32)
+            Sums = torch.empty(M, dtype=torch.int32, device=DEV)
+            Total = torch.zeros(1, dtype=torch.int32, device=DEV)
+            Mx = torch.full((M,), -1000, dtype=torch.int32, device=DEV)
+            Mn = torch.full((M,), 1000, dtype=torch.int32, device=DEV)
+            def reset():
+                Sums.fill_(-7)
+                Total.zero_()
+                Mx.fill_(-1000)
+                Mn.fill_(1000)
+            def ref():
+                x = R(X)
+                return [x.sum(1), x.sum().reshape(1), x.max(1).values,
+                        x.min(1).values]
+            return dict(args=[X, Sums, Total, Mx, Mn],
+                        outputs=[("Sums", Sums), ("Total", Total),
+                                 ("Mx", Mx), ("Mn", Mn)],
+                        reset=reset, ref=ref, fake=None, vendors={},
+                        flops=None, bytes=4.0 * M * N, tol=(0.0, 0.0))
+        cases.append(Case("row_stats", "row_stats i32 %dx%d" % (M, N),
+                          M < 1000, build, "memory"))
+    return cases
+
+
 def attention_ref(q, k, v, causal):
     """Reference attention: torch SDPA in float32, or by hand in float64
     where torch has no SDPA (--mock on an old torch)."""
@@ -889,6 +1014,8 @@ CASES_BY_EXAMPLE = {"gemm.tl": gemm_cases, "linear.tl": linear_cases,
                     "layernorm.tl": layernorm_cases,
                     "elementwise.tl": elementwise_cases,
                     "colsum.tl": colsum_cases,
+                    "grouped_gemm.tl": grouped_gemm_cases,
+                    "elements.tl": elements_cases,
                     "flash_attention.tl": attention_cases}
 
 
