@@ -383,3 +383,48 @@ func.func @rowmax_48(%X: memref<?x?xf32, strided<[?, 1], offset: ?>>, %Out: memr
   tile.copy %m to %Out[%c0] : memref<4xf32, #tile.scope<fragment>>, memref<?xf32, strided<[1], offset: ?>>
   return
 }
+
+// -----
+
+// Writes and atomics on tensor elements (memref.store / memref.atomic_rmw on
+// a global memref, as tile-expand-element-access leaves them) happen once:
+// in scalar code under tid == 0; in a parallel anchored on a fragment that
+// every thread holds in full (4 elements, 128 copies), under the first
+// copy's condition (here tid == 0 too); in a strided parallel (each
+// iteration on one thread) without a guard.
+// CHECK: gpu.func @tlc_element_writes(
+// CHECK: %[[ACC:.*]] = memref.alloca() : memref<4xf32>
+// CHECK: %[[TID:.*]] = gpu.thread_id x
+// CHECK: %[[X:.*]] = memref.reinterpret_cast %{{.*}} to memref<?xf32, strided<[1], offset: ?>>
+// CHECK: %[[C:.*]] = memref.reinterpret_cast %{{.*}} to memref<?xi32, strided<[1], offset: ?>>
+// CHECK: %[[T0:.*]] = arith.cmpi eq, %[[TID]], %c0{{[_0-9]*}} : index
+// CHECK: scf.if %[[T0]] {
+// CHECK-NEXT: memref.atomic_rmw addi %{{.*}}, %[[C]]
+// CHECK-NEXT: }
+// CHECK-COUNT-4: memref.store %{{.*}}, %[[ACC]]
+// CHECK: %[[FIRST:.*]] = arith.cmpi eq, %[[TID]], %c0{{[_0-9]*}} : index
+// CHECK-COUNT-4: scf.if %[[FIRST]] {
+// CHECK-NOT: scf.if
+// CHECK: %[[E:.*]] = arith.addi %{{.*}}, %[[TID]] : index
+// CHECK-NOT: scf.if
+// CHECK: memref.store %{{.*}}, %[[X]][%[[E]]]
+// CHECK: gpu.return
+func.func @element_writes(%X: memref<?xf32, strided<[1], offset: ?>>, %C: memref<?xi32, strided<[1], offset: ?>>)
+    attributes {tile.kernel, tile.threads = 128 : i64, tile.grid_rank = 1 : i64} {
+  %c0 = arith.constant 0 : index
+  %one = arith.constant 1 : i32
+  %zero = arith.constant 0.0 : f32
+  %m = tile.alloc : memref<4xf32, #tile.scope<fragment>>
+  %r = memref.atomic_rmw addi %one, %C[%c0] : (i32, memref<?xi32, strided<[1], offset: ?>>) -> i32
+  tile.fill %m, %zero : memref<4xf32, #tile.scope<fragment>>, f32
+  tile.parallel [4] {
+  ^bb0(%i: index):
+    %v = memref.load %m[%i] : memref<4xf32, #tile.scope<fragment>>
+    memref.store %v, %X[%i] : memref<?xf32, strided<[1], offset: ?>>
+  }
+  tile.parallel [256] {
+  ^bb0(%i: index):
+    memref.store %zero, %X[%i] : memref<?xf32, strided<[1], offset: ?>>
+  }
+  return
+}
