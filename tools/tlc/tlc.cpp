@@ -684,6 +684,8 @@ int compile(const Options &opts) {
   tilePM.addPass(tile::createTileSpecializeDims());
   // Tensor elements are bounds-checked the same way on every target.
   tilePM.addPass(tile::createTileExpandElementAccess());
+  // Loop-invariant reads of vars leave their loops (pipelining needs it).
+  tilePM.addPass(tile::createTileHoistVarLoads());
   tilePM.addPass(mlir::createCanonicalizerPass());
   tilePM.addPass(mlir::createCSEPass());
   if (mlir::failed(tilePM.run(*module)))

@@ -97,6 +97,37 @@ def TileExpandElementAccess : Pass<"tile-expand-element-access"> {
                            "mlir::scf::SCFDialect"];
 }
 
+def TileHoistVarLoads : Pass<"tile-hoist-var-loads"> {
+  let summary = "Read the vars a loop does not write before the loop";
+  let description = [{
+    MLIRGen makes a `var` a rank-0 `memref.alloca` and every use of it a
+    `memref.load`. In an `scf.for` that reads a var but never writes it (no
+    store or other use of the alloca than loads, at any depth), the loads
+    move in front of the loop, so that what depends on them is
+    loop-invariant. This matters for `pipelined` loops: a copy whose origin
+    is read from memory in each iteration cannot be issued stages ahead,
+    and the GPU lowering would leave its copies synchronous. Inner loops go
+    first, so a read may leave several loops.
+
+    Before:
+    ```mlir
+    scf.for %k = %c0 to %n step %c1 {
+      %row = memref.load %first[] : memref<index>
+      tile.copy %A[%row, %k] to %As : ...
+    } {tile.stages = 3 : i64}
+    ```
+    After:
+    ```mlir
+    %row = memref.load %first[] : memref<index>
+    scf.for %k = %c0 to %n step %c1 {
+      tile.copy %A[%row, %k] to %As : ...
+    } {tile.stages = 3 : i64}
+    ```
+  }];
+  let dependentDialects = ["mlir::memref::MemRefDialect",
+                           "mlir::scf::SCFDialect"];
+}
+
 def TileInferLayouts : Pass<"tile-infer-layouts", "mlir::ModuleOp"> {
   let summary = "Give every fragment a thread layout (#tile.layout)";
   let description = [{
