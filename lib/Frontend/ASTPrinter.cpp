@@ -178,6 +178,12 @@ static std::string exprText(const Expr &e, int minPrec = 0) {
     s += "]";
     break;
   }
+  case ExprKind::Slice: {
+    auto &sl = static_cast<const SliceExpr &>(e);
+    s = (sl.lo ? exprText(*sl.lo) + " " : "") + ":" +
+        (sl.hi ? " " + exprText(*sl.hi) : "");
+    break;
+  }
   }
   return precedence(e) < minPrec ? "(" + s + ")" : s;
 }
@@ -455,6 +461,9 @@ private:
     case ExprKind::Index:
       os << "IndexExpr";
       break;
+    case ExprKind::Slice:
+      os << "SliceExpr";
+      break;
     }
     printLoc(e.loc());
     if (e.type.kind != TypeKind::Invalid)
@@ -492,6 +501,14 @@ private:
       printExpr(*ix.base, depth + 1);
       for (const ExprPtr &i : ix.indices)
         printExpr(*i, depth + 1);
+      break;
+    }
+    case ExprKind::Slice: {
+      auto &sl = static_cast<const SliceExpr &>(e);
+      if (sl.lo)
+        printExpr(*sl.lo, depth + 1);
+      if (sl.hi)
+        printExpr(*sl.hi, depth + 1);
       break;
     }
     default:

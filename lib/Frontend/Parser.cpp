@@ -329,6 +329,7 @@ private:
   ExprPtr parseIntLit();
   ExprPtr parseFloatLit();
   bool parseExprList(std::vector<ExprPtr> &out, TokKind close);
+  bool parseIndexList(std::vector<ExprPtr> &out);
   bool parseCallArgs(std::vector<ExprPtr> &args,
                      std::vector<KeywordArg> &kwargs);
 
@@ -861,7 +862,7 @@ ExprPtr Parser::parsePostfix() {
     if (!enterExpr())
       return nullptr;
     auto index = std::make_unique<IndexExpr>(SMRange(), std::move(expr));
-    if (!parseExprList(index->indices, TokKind::RBracket))
+    if (!parseIndexList(index->indices))
       return nullptr;
     index->range = rangeFrom(index->base->range.Start);
     expr = std::move(index);
@@ -945,6 +946,28 @@ bool Parser::parseExprList(std::vector<ExprPtr> &out, TokKind close) {
     out.push_back(std::move(expr));
   } while (consumeIf(TokKind::Comma));
   return expect(close);
+}
+
+/// Indices after the '[' through the ']': expressions or slices
+/// (`lo : hi` with either bound optional).
+bool Parser::parseIndexList(std::vector<ExprPtr> &out) {
+  do {
+    SMLoc start = tok.loc();
+    ExprPtr lo;
+    if (tok.isNot(TokKind::Colon) && !(lo = parseExpr()))
+      return false;
+    if (!consumeIf(TokKind::Colon)) {
+      out.push_back(std::move(lo));
+      continue;
+    }
+    ExprPtr hi;
+    if (tok.isNot(TokKind::Comma) && tok.isNot(TokKind::RBracket) &&
+        !(hi = parseExpr()))
+      return false;
+    out.push_back(
+        std::make_unique<SliceExpr>(rangeFrom(start), std::move(lo), std::move(hi)));
+  } while (consumeIf(TokKind::Comma));
+  return expect(TokKind::RBracket);
 }
 
 /// Call arguments after the '(', through the ')'.

@@ -37,6 +37,15 @@ Type Sema::Impl::checkExpr(Expr *e) {
     return checkCall(static_cast<CallExpr *>(e), /*asStatement=*/false);
   case ExprKind::Index:
     return checkElement(static_cast<IndexExpr *>(e));
+  case ExprKind::Slice: {
+    auto *s = static_cast<SliceExpr *>(e);
+    for (Expr *bound : {s->lo.get(), s->hi.get()})
+      if (bound)
+        checkExpr(bound);
+    diags.error(e->range, "a slice 'lo : hi' is only allowed in a window of "
+                          "a tensor (copy, atomic_add)");
+    return setType(e, Type::invalid());
+  }
   }
   return Type::invalid();
 }

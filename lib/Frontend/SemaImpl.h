@@ -235,6 +235,7 @@ struct Sema::Impl {
     Symbol *symbol = nullptr;
     Type type; // the tile or tensor type
     bool window = false;
+    bool sliced = false; // an explicit window: some indices are slices
   };
 
   std::optional<Operand> checkOperand(Expr *e, bool allowWindow,
@@ -259,6 +260,10 @@ struct Sema::Impl {
   bool checkReduce(CallExpr *e);
 
   bool checkAtomicAdd(CallExpr *e);
+  /// A window with slices: one slice per tile dimension, in order; a slice
+  /// spans at most the tile's extent where that is known.
+  bool checkSlicedWindow(const Operand &window, const Type &tile,
+                         Expr *windowExpr, const std::string &op);
   /// `atomic_add/max/min(T[i, ...], value)` on one tensor element.
   bool checkElementAtomic(CallExpr *e);
   /// Whether an atomic call combines a value into one element (its second

@@ -40,13 +40,30 @@ Sema::Impl::checkOperand(Expr *e, bool allowWindow, const std::string &what) {
     return std::nullopt;
   }
   bool ok = true;
-  for (ExprPtr &idx : index->indices) {
-    Type it = checkExpr(idx.get());
+  auto checkIndex = [&](Expr *idx) {
+    Type it = checkExpr(idx);
     if (!it.isInvalid() && !isIntegerLike(it)) {
       diags.error(idx->range, "index must be an integer, got " + it.str());
       ok = false;
     }
     ok &= !it.isInvalid();
+  };
+  for (ExprPtr &idx : index->indices) {
+    if (idx->kind != ExprKind::Slice) {
+      checkIndex(idx.get());
+      continue;
+    }
+    op.sliced = true;
+    auto *slice = static_cast<SliceExpr *>(idx.get());
+    for (Expr *bound : {slice->lo.get(), slice->hi.get()})
+      if (bound)
+        checkIndex(bound);
+  }
+  if (op.sliced && t.kind != TypeKind::Tensor) {
+    diags.error(e->range, "slices select parts of tensors; a window of tile '" +
+                              op.symbol->name + "' takes an origin per "
+                              "dimension");
+    return std::nullopt;
   }
   op.window = true;
   return ok ? std::optional(op) : std::nullopt;
@@ -63,8 +80,66 @@ bool Sema::Impl::checkWritable(const Operand &op, SMRange range) {
   return true;
 }
 
+bool Sema::Impl::checkSlicedWindow(const Operand &window, const Type &tile,
+                                   Expr *windowExpr, const std::string &op) {
+  auto *index = static_cast<IndexExpr *>(windowExpr);
+  size_t kept = 0;
+  for (ExprPtr &idx : index->indices)
+    kept += idx->kind == ExprKind::Slice;
+  if (kept != tile.rank()) {
+    diags.error(windowExpr->range,
+                op + ": the window of '" + window.symbol->name + "' keeps " +
+                    std::to_string(kept) + " dimension" +
+                    (kept == 1 ? "" : "s") + " (one per slice) but the tile " +
+                    "has rank " + std::to_string(tile.rank()));
+    return false;
+  }
+  size_t t = 0;
+  for (size_t d = 0; d < index->indices.size(); ++d) {
+    Expr *idx = index->indices[d].get();
+    auto constant = [](Expr *e) -> std::optional<int64_t> {
+      if (e && e->constValue && e->constValue->kind == ConstValue::Int)
+        return e->constValue->i;
+      return std::nullopt;
+    };
+    if (idx->kind != ExprKind::Slice) {
+      if (auto c = constant(idx); c && *c < 0) {
+        diags.error(idx->range, op + ": index " + std::to_string(*c) +
+                                    " is before the start of '" +
+                                    window.symbol->name + "'");
+        return false;
+      }
+      continue;
+    }
+    auto *slice = static_cast<SliceExpr *>(idx);
+    const Dim &dim = window.type.shape[d];
+    int64_t extent = tile.shape[t++].size;
+    std::optional<int64_t> lo = slice->lo ? constant(slice->lo.get()) : 0;
+    std::optional<int64_t> hi = slice->hi ? constant(slice->hi.get())
+                                : dim.isStatic() ? std::optional(dim.size)
+                                                 : std::nullopt;
+    if (lo && *lo < 0) {
+      diags.error(idx->range, op + ": a slice of '" + window.symbol->name +
+                                  "' cannot start before the tensor (" +
+                                  std::to_string(*lo) + ")");
+      return false;
+    }
+    if (lo && hi && *hi - *lo > extent) {
+      diags.error(idx->range,
+                  op + ": the slice spans " + std::to_string(*hi - *lo) +
+                      " elements of dimension " + std::to_string(d) + " of '" +
+                      window.symbol->name + "' but the tile has " +
+                      std::to_string(extent) + " along it");
+      return false;
+    }
+  }
+  return true;
+}
+
 bool Sema::Impl::checkWindowFits(const Operand &window, const Type &tile,
                                  Expr *windowExpr, const std::string &op) {
+  if (window.sliced)
+    return checkSlicedWindow(window, tile, windowExpr, op);
   if (tile.rank() > window.type.rank()) {
     diags.error(windowExpr->range,
                 op + ": a rank-" + std::to_string(tile.rank()) +
@@ -338,6 +413,11 @@ bool Sema::Impl::checkElementAtomic(CallExpr *e) {
                                    (e->callee == "atomic_add"
                                         ? ", or a tensor window and a tile"
                                         : ""));
+    return false;
+  }
+  if (dst->sliced) {
+    diags.error(target->range, e->callee + " needs an element of a tensor, "
+                                           "not a slice of it");
     return false;
   }
   target->type = Type::scalar(dst->type.dtype);

@@ -416,6 +416,10 @@ private:
 
   /// A tile-op operand: the memref and, for a window, its origin.
   std::pair<Value, SmallVector<Value>> genOperand(tlc::Expr *e) {
+    if (e->kind == tlc::ExprKind::Index &&
+        llvm::any_of(static_cast<tlc::IndexExpr *>(e)->indices,
+                     [](auto &i) { return i->kind == tlc::ExprKind::Slice; }))
+      return genSlicedWindow(static_cast<tlc::IndexExpr *>(e));
     if (e->kind == tlc::ExprKind::Index) {
       auto *ix = static_cast<tlc::IndexExpr *>(e);
       SmallVector<Value> idx;
@@ -424,6 +428,111 @@ private:
       return {genExpr(ix->base.get()), idx};
     }
     return {genExpr(e), {}};
+  }
+
+  /// A window with slices: a view of the tensor that keeps one dimension
+  /// per slice, starting at the slice's start and as long as its valid part
+  /// (up to its end and the tensor's size; empty when a point index is
+  /// outside the tensor), with the window origin at 0. A copy then masks
+  /// everything past the view like past a tensor.
+  std::pair<Value, SmallVector<Value>> genSlicedWindow(tlc::IndexExpr *ix) {
+    Location l = loc(ix->loc());
+    Value tensor = genExpr(ix->base.get());
+    auto type = llvm::cast<MemRefType>(tensor.getType());
+    Value zero = arith::ConstantIndexOp::create(b, l, 0);
+    SmallVector<OpFoldResult> offsets, sizes;
+    SmallVector<OpFoldResult> strides(type.getRank(), b.getIndexAttr(1));
+    Value pointsInside;
+    int64_t firstKept = -1;
+    for (auto [d, idx] : llvm::enumerate(ix->indices)) {
+      Value size = memref::DimOp::create(b, l, tensor, d);
+      if (idx->kind != tlc::ExprKind::Slice) {
+        Value p = toIndex(idx.get());
+        offsets.push_back(p);
+        sizes.push_back(b.getIndexAttr(1));
+        Value inside =
+            arith::CmpIOp::create(b, l, arith::CmpIPredicate::ult, p, size);
+        pointsInside = pointsInside
+                           ? arith::AndIOp::create(b, l, pointsInside, inside)
+                           : inside;
+        continue;
+      }
+      auto *slice = static_cast<tlc::SliceExpr *>(idx.get());
+      Value lo = slice->lo ? toIndex(slice->lo.get()) : zero;
+      Value hi = slice->hi
+                     ? arith::MinSIOp::create(b, l, toIndex(slice->hi.get()),
+                                              size)
+                           .getResult()
+                     : size;
+      Value extent = arith::MaxSIOp::create(
+          b, l, arith::SubIOp::create(b, l, hi, lo), zero);
+      if (firstKept < 0)
+        firstKept = d;
+      offsets.push_back(lo);
+      sizes.push_back(extent);
+    }
+    // A point outside the tensor empties the window (and keeps its offset
+    // inside the tensor, so the view's address is one the tensor has).
+    if (pointsInside) {
+      sizes[firstKept] = arith::SelectOp::create(
+                             b, l, pointsInside,
+                             llvm::cast<Value>(sizes[firstKept]), zero)
+                             .getResult();
+      for (auto [d, idx] : llvm::enumerate(ix->indices))
+        if (idx->kind != tlc::ExprKind::Slice)
+          offsets[d] = arith::SelectOp::create(
+                           b, l, pointsInside,
+                           llvm::cast<Value>(offsets[d]), zero)
+                           .getResult();
+    }
+    size_t kept = llvm::count_if(ix->indices, [](auto &i) {
+      return i->kind == tlc::ExprKind::Slice;
+    });
+    SmallVector<int64_t> shape(kept, ShapedType::kDynamic);
+    auto viewType = memref::SubViewOp::inferRankReducedResultType(
+        shape, type, offsets, sizes, strides);
+    Value view = memref::SubViewOp::create(b, l, viewType, tensor, offsets,
+                                           sizes, strides);
+    return {view, SmallVector<Value>(kept, zero)};
+  }
+
+  /// A view from an explicit window whose elements along its last dimension
+  /// are not adjacent (a column): tile copies vectorize along that
+  /// dimension, so such windows are copied element by element.
+  static bool isStridedView(Value v) {
+    auto view = v.getDefiningOp<memref::SubViewOp>();
+    if (!view)
+      return false;
+    int64_t offset;
+    SmallVector<int64_t> strides;
+    return failed(view.getType().getStridesAndOffset(strides, offset)) ||
+           strides.back() != 1;
+  }
+
+  /// `copy(src, dst)` (or `atomic_add` into dst) where one side is such a
+  /// view: a parallel loop over the tile of element loads and stores (or
+  /// atomics), which tile-expand-element-access bounds-checks against the
+  /// view.
+  void genElementwiseCopy(Value src, Value dst, bool srcUnsigned,
+                          bool dstUnsigned, Location l, bool atomic = false) {
+    bool load = isStridedView(src);
+    Value tile = load ? dst : src;
+    auto tileType = llvm::cast<MemRefType>(tile.getType());
+    Type dstElem = llvm::cast<MemRefType>(dst.getType()).getElementType();
+    auto par = tlc::tile::ParallelOp::create(b, l, tileType.getShape());
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(par.getBody().front().getTerminator());
+    ValueRange idx = par.getBody().front().getArguments();
+    Value v = load ? tlc::tile::LoadOp::create(b, l, src, idx).getResult()
+                   : memref::LoadOp::create(b, l, src, idx).getResult();
+    v = tlc::tile::castElements(b, l, v, dstElem, srcUnsigned, dstUnsigned);
+    if (atomic)
+      tlc::tile::AtomicOp::create(b, l, tlc::tile::ReduceKind::sum, v, dst,
+                                  idx);
+    else if (load)
+      memref::StoreOp::create(b, l, v, dst, idx);
+    else
+      tlc::tile::StoreOp::create(b, l, v, dst, idx);
   }
 
   bool kwBool(tlc::CallExpr *e, StringRef name, bool def) {
@@ -439,6 +548,11 @@ private:
     if (op == "copy") {
       auto [src, srcIdx] = genOperand(e->args[0].get());
       auto [dst, dstIdx] = genOperand(e->args[1].get());
+      if (isStridedView(src) || isStridedView(dst)) {
+        genElementwiseCopy(src, dst, e->args[0]->type.dtype == DType::U8,
+                           e->args[1]->type.dtype == DType::U8, l);
+        return;
+      }
       auto copy = tlc::tile::CopyOp::create(b, l, src, srcIdx, dst, dstIdx);
       copy.setSourceUnsigned(e->args[0]->type.dtype == DType::U8);
       copy.setDestUnsigned(e->args[1]->type.dtype == DType::U8);
@@ -467,6 +581,10 @@ private:
     } else if (op == "atomic_add") {
       auto [dst, dstIdx] = genOperand(e->args[0].get());
       Value src = genExpr(e->args[1].get());
+      if (isStridedView(dst)) {
+        genElementwiseCopy(src, dst, false, false, l, /*atomic=*/true);
+        return;
+      }
       tlc::tile::AtomicAddOp::create(b, l, src, dst, dstIdx);
     } else { // reductions
       Value src = genExpr(e->args[0].get()), dst = genExpr(e->args[1].get());

@@ -36,7 +36,8 @@ enum class ExprKind {
   Binary,
   Ternary,
   Call,
-  Index
+  Index,
+  Slice
 };
 
 enum class UnaryOp { Neg, Not, BitNot };
@@ -152,6 +153,14 @@ struct IndexExpr : Expr {
   std::vector<ExprPtr> indices;
   IndexExpr(llvm::SMRange r, ExprPtr b)
       : Expr(ExprKind::Index, r), base(std::move(b)) {}
+};
+
+/// `lo : hi`, `lo :`, `: hi` or `:` as an index of a window: the part of a
+/// dimension the window covers (either bound may be missing).
+struct SliceExpr : Expr {
+  ExprPtr lo, hi;
+  SliceExpr(llvm::SMRange r, ExprPtr l, ExprPtr h)
+      : Expr(ExprKind::Slice, r), lo(std::move(l)), hi(std::move(h)) {}
 };
 
 //===----------------------------------------------------------------------===//

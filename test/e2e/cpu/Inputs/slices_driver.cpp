@@ -1,0 +1,65 @@
+// slices_driver.cpp: checks slices.tl (explicit windows) against C++
+// references: a point in a middle dimension, columns (strided windows) with
+// a slice end that masks, an atomic add into a column. Ragged sizes, and
+// points outside the tensor. -DTLC_T_BF16: heads compiled with T=bf16.
+#include "check.h"
+#include "column.h"
+#include "heads.h"
+
+#include <tuple>
+
+#ifdef TLC_T_BF16
+using T = check::bfloat16_t;
+#else
+using T = float;
+#endif
+
+int main() {
+  check::Checker checker;
+  for (auto [B, S, H] : {std::tuple<int64_t, int64_t, int64_t>{1, 1, 1},
+                         {2, 37, 3},
+                         {3, 16, 5}}) {
+    const int64_t D = 64;
+    std::string size = check::sizeStr({B, S, H, D});
+    check::Rng rng("heads" + size);
+    check::Tensor<T> X({B, S, H, D}, 3), Y({B, S, H, D}, 2);
+    X.fillRandom(rng);
+    Y.poison();
+    if (!checker.launched(tlc::kernels::heads(X.view(), Y.view()), "heads",
+                          size))
+      continue;
+    std::vector<double> ref(B * S * H * D);
+    for (int64_t i = 0; i < B * S * H * D; ++i)
+      ref[i] = 2.0 * X.get(i) + double((i / D) % H);
+    checker.compare("heads", size, Y, ref,
+                    std::is_same_v<T, float> ? 1e-6 : 1e-2);
+  }
+  for (auto [M, N, C, k, end, c] :
+       {std::tuple<int64_t, int64_t, int64_t, int32_t, int32_t, int32_t>{
+            1, 1, 1, 0, 1, 0},
+        {70, 5, 3, 4, 50, 2},
+        {33, 9, 2, 0, 100, 0},
+        {40, 3, 4, 7, 40, 1},   // k outside X: zeros
+        {45, 6, 2, 2, 45, 5}}) { // c outside Out: nothing written
+    std::string size = check::sizeStr({M, N, C, k, end, c});
+    check::Rng rng("column" + size);
+    check::Tensor<float> X({M, N}, 1), Out({M, C}, 2), Sum({M, 2});
+    X.fillRandom(rng);
+    Out.fillRandom(rng);
+    Sum.fillRandom(rng);
+    std::vector<double> out = Out.values(), sum = Sum.values();
+    if (!checker.launched(tlc::kernels::column(X.view(), k, end, Out.view(),
+                                               c, Sum.view()),
+                          "column", size))
+      continue;
+    for (int64_t r = 0; r < M; ++r) {
+      double x = k < N ? X.get(r * N + k) : 0.0;
+      if (r < end && c < C)
+        out[r * C + c] = x;
+      sum[r * 2 + 1] += x;
+    }
+    checker.compare("column.out", size, Out, out, 0);
+    checker.compare("column.sum", size, Sum, sum, 1e-6);
+  }
+  return checker.finish();
+}
