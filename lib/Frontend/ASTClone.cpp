@@ -67,9 +67,9 @@ static ExprPtr cloneExpr(const Expr *e) {
   }
   case ExprKind::Slice: {
     auto *s = static_cast<const SliceExpr *>(e);
-    return std::make_unique<SliceExpr>(e->range,
-                                       s->lo ? cloneExpr(s->lo.get()) : nullptr,
-                                       s->hi ? cloneExpr(s->hi.get()) : nullptr);
+    return std::make_unique<SliceExpr>(
+        e->range, s->lo ? cloneExpr(s->lo.get()) : nullptr,
+        s->hi ? cloneExpr(s->hi.get()) : nullptr);
   }
   }
   return nullptr;

@@ -964,8 +964,8 @@ bool Parser::parseIndexList(std::vector<ExprPtr> &out) {
     if (tok.isNot(TokKind::Comma) && tok.isNot(TokKind::RBracket) &&
         !(hi = parseExpr()))
       return false;
-    out.push_back(
-        std::make_unique<SliceExpr>(rangeFrom(start), std::move(lo), std::move(hi)));
+    out.push_back(std::make_unique<SliceExpr>(rangeFrom(start), std::move(lo),
+                                              std::move(hi)));
   } while (consumeIf(TokKind::Comma));
   return expect(TokKind::RBracket);
 }

@@ -61,7 +61,8 @@ Sema::Impl::checkOperand(Expr *e, bool allowWindow, const std::string &what) {
   }
   if (op.sliced && t.kind != TypeKind::Tensor) {
     diags.error(e->range, "slices select parts of tensors; a window of tile '" +
-                              op.symbol->name + "' takes an origin per "
+                              op.symbol->name +
+                              "' takes an origin per "
                               "dimension");
     return std::nullopt;
   }
@@ -115,7 +116,7 @@ bool Sema::Impl::checkSlicedWindow(const Operand &window, const Type &tile,
     const Dim &dim = window.type.shape[d];
     int64_t extent = tile.shape[t++].size;
     std::optional<int64_t> lo = slice->lo ? constant(slice->lo.get()) : 0;
-    std::optional<int64_t> hi = slice->hi ? constant(slice->hi.get())
+    std::optional<int64_t> hi = slice->hi        ? constant(slice->hi.get())
                                 : dim.isStatic() ? std::optional(dim.size)
                                                  : std::nullopt;
     if (lo && *lo < 0) {
@@ -170,7 +171,9 @@ bool Sema::Impl::checkWindowFits(const Operand &window, const Type &tile,
                         ", which has only " + std::to_string(dim.size) +
                         " (a window covers a tensor's trailing dimensions, "
                         "here " +
-                        covered + "); the rest is always masked");
+                        covered +
+                        "); the rest is always masked; slices pick other "
+                        "dimensions: X[i, a : a + n, j, :]");
       break; // one warning per copy
     }
   }

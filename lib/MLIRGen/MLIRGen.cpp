@@ -459,11 +459,11 @@ private:
       }
       auto *slice = static_cast<tlc::SliceExpr *>(idx.get());
       Value lo = slice->lo ? toIndex(slice->lo.get()) : zero;
-      Value hi = slice->hi
-                     ? arith::MinSIOp::create(b, l, toIndex(slice->hi.get()),
-                                              size)
-                           .getResult()
-                     : size;
+      Value hi =
+          slice->hi
+              ? arith::MinSIOp::create(b, l, toIndex(slice->hi.get()), size)
+                    .getResult()
+              : size;
       Value extent = arith::MaxSIOp::create(
           b, l, arith::SubIOp::create(b, l, hi, lo), zero);
       if (firstKept < 0)
@@ -474,20 +474,19 @@ private:
     // A point outside the tensor empties the window (and keeps its offset
     // inside the tensor, so the view's address is one the tensor has).
     if (pointsInside) {
-      sizes[firstKept] = arith::SelectOp::create(
-                             b, l, pointsInside,
-                             llvm::cast<Value>(sizes[firstKept]), zero)
-                             .getResult();
+      sizes[firstKept] =
+          arith::SelectOp::create(b, l, pointsInside,
+                                  llvm::cast<Value>(sizes[firstKept]), zero)
+              .getResult();
       for (auto [d, idx] : llvm::enumerate(ix->indices))
         if (idx->kind != tlc::ExprKind::Slice)
-          offsets[d] = arith::SelectOp::create(
-                           b, l, pointsInside,
-                           llvm::cast<Value>(offsets[d]), zero)
-                           .getResult();
+          offsets[d] =
+              arith::SelectOp::create(b, l, pointsInside,
+                                      llvm::cast<Value>(offsets[d]), zero)
+                  .getResult();
     }
-    size_t kept = llvm::count_if(ix->indices, [](auto &i) {
-      return i->kind == tlc::ExprKind::Slice;
-    });
+    size_t kept = llvm::count_if(
+        ix->indices, [](auto &i) { return i->kind == tlc::ExprKind::Slice; });
     SmallVector<int64_t> shape(kept, ShapedType::kDynamic);
     auto viewType = memref::SubViewOp::inferRankReducedResultType(
         shape, type, offsets, sizes, strides);

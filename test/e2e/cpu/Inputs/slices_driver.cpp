@@ -39,7 +39,7 @@ int main() {
             1, 1, 1, 0, 1, 0},
         {70, 5, 3, 4, 50, 2},
         {33, 9, 2, 0, 100, 0},
-        {40, 3, 4, 7, 40, 1},   // k outside X: zeros
+        {40, 3, 4, 7, 40, 1},    // k outside X: zeros
         {45, 6, 2, 2, 45, 5}}) { // c outside Out: nothing written
     std::string size = check::sizeStr({M, N, C, k, end, c});
     check::Rng rng("column" + size);
@@ -48,9 +48,9 @@ int main() {
     Out.fillRandom(rng);
     Sum.fillRandom(rng);
     std::vector<double> out = Out.values(), sum = Sum.values();
-    if (!checker.launched(tlc::kernels::column(X.view(), k, end, Out.view(),
-                                               c, Sum.view()),
-                          "column", size))
+    if (!checker.launched(
+            tlc::kernels::column(X.view(), k, end, Out.view(), c, Sum.view()),
+            "column", size))
       continue;
     for (int64_t r = 0; r < M; ++r) {
       double x = k < N ? X.get(r * N + k) : 0.0;
