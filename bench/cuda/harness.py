@@ -917,6 +917,104 @@ def elements_cases(cfg, heads):
     return cases
 
 
+def rope_cases(cfg, heads):
+    """rope.tl: rotary embedding of X[B, S, H, D] with [S, D] tables."""
+    T = heads["rope"]["argdoc"]["X"]["dtype"]
+    D = int(heads["rope"]["params"].get("D", 128))
+    sizes = [((2, 37, 3), 3, True), ((1, 5, 2), 0, True),
+             ((8, 4096, 32), 0, False), ((1, 32768, 8), 0, False)]
+    cases = []
+    for (B, S, H), pad, small in sizes:
+        def build(ctx, g, B=B, S=S, H=H, pad=pad):
+            X = ctx.rand(g, (B, S, H, D), T, pad)
+            pos = torch.arange(S, device=DEV, dtype=torch.float64)
+            inv = 10000.0 ** (-torch.arange(0, D, 2, device=DEV,
+                                             dtype=torch.float64) / D)
+            ang = torch.outer(pos, inv)
+            Cos = torch.cat([ang.cos(), ang.cos()], -1).float().contiguous()
+            Sin = torch.cat([ang.sin(), ang.sin()], -1).float().contiguous()
+            Y = ctx.empty((B, S, H, D), T)
+            def rotate_half(x):
+                return torch.cat([-x[..., D // 2:], x[..., :D // 2]], -1)
+            def ref():
+                x, c, s = R(X), R(Cos)[None, :, None, :], R(Sin)[None, :, None, :]
+                return [x * c + rotate_half(x) * s]
+            def torch_rope():
+                c, s = Cos[None, :, None, :], Sin[None, :, None, :]
+                return (X * c + rotate_half(X) * s).to(X.dtype)
+            return dict(args=[X, Cos, Sin, Y], outputs=[("Y", Y)],
+                        reset=nan_(Y), ref=ref, fake=None,
+                        vendors={"torch eager": torch_rope}, flops=None,
+                        bytes=2.0 * DTYPE_SIZES[T] * B * S * H * D
+                        + 8.0 * S * D, tol=tol_for(T))
+        cases.append(Case("rope", "rope %s B=%d S=%d H=%d D=%d%s" % (
+            T, B, S, H, D, " strided(+%d)" % pad if pad else ""), small,
+            build, "memory"))
+    return cases
+
+
+def splitk_cases(cfg, heads):
+    """splitk_gemm.tl: C += A @ B, K split over blocks adding atomically."""
+    T = heads["splitk_gemm"]["argdoc"]["A"]["dtype"]
+    sizes = [((16, 64, 1000), True), ((37, 70, 129), True),
+             ((16, 8192, 8192), False), ((64, 8192, 8192), False),
+             ((128, 4096, 14336), False)]
+    cases = []
+    for (M, N, K), small in sizes:
+        def build(ctx, g, M=M, N=N, K=K):
+            A = ctx.rand(g, (M, K), T)
+            B = ctx.rand(g, (K, N), T)
+            C = torch.zeros(M, N, dtype=torch.float32, device=DEV)
+            return dict(args=[A, B, C], outputs=[("C", C)],
+                        reset=lambda: C.zero_(), ref=lambda: [R(A) @ R(B)],
+                        fake=None,
+                        vendors={"cuBLAS": lambda: torch.matmul(A, B)},
+                        flops=2.0 * M * N * K,
+                        bytes=DTYPE_SIZES[T] * (M * K + K * N) + 4.0 * M * N,
+                        tol=tol_for(T, "gemm"), deterministic=False)
+        cases.append(Case("splitk_gemm", "splitk_gemm %s %dx%dx%d" % (
+            T, M, N, K), small, build, "gemm"))
+    return cases
+
+
+def moe_topk_cases(cfg, heads):
+    """moe_topk.tl: router softmax + top-k (+ renormalization)."""
+    h = heads["moe_topk"]
+    T = h["argdoc"]["Logits"]["dtype"]
+    K = int(h["params"].get("TopK", 2))
+    renorm = str(h["params"].get("Renorm", "true")).lower() == "true"
+    sizes = [((37, 8), True), ((100, 60), True), ((65536, 8), False),
+             ((65536, 64), False)]
+    cases = []
+    for (Tk, E), small in sizes:
+        def build(ctx, g, Tk=Tk, E=E):
+            X = ctx.rand(g, (Tk, E), T, scale=2.0)
+            W = torch.empty(Tk, K, dtype=torch.float32, device=DEV)
+            I = torch.empty(Tk, K, dtype=torch.int32, device=DEV)
+            def reset():
+                W.fill_(float("nan"))
+                I.fill_(-1)
+            def ref():
+                p = torch.softmax(R(X), -1)
+                # Largest first, ties to the lower expert (stable sort).
+                vals, idx = torch.sort(p, -1, descending=True, stable=True)
+                w, i = vals[:, :K], idx[:, :K]
+                if renorm:
+                    w = w / w.sum(-1, keepdim=True)
+                return [w, i.to(torch.float64)]
+            def torch_router():
+                w, i = torch.topk(torch.softmax(X.float(), -1), K, -1)
+                return w / w.sum(-1, keepdim=True) if renorm else w
+            return dict(args=[X, W, I], outputs=[("Weights", W), ("Ids", I)],
+                        reset=reset, ref=ref, fake=None,
+                        vendors={"softmax + topk": torch_router},
+                        flops=None, bytes=DTYPE_SIZES[T] * Tk * E + 8.0 * Tk * K,
+                        tol=(1e-5, 1e-4), vendor_no_error=True)
+        cases.append(Case("moe_topk", "moe_topk %s T=%d E=%d top%d" % (
+            T, Tk, E, K), small, build, "memory"))
+    return cases
+
+
 def attention_ref(q, k, v, causal):
     """Reference attention: torch SDPA in float32, or by hand in float64
     where torch has no SDPA (--mock on an old torch)."""
@@ -1016,7 +1114,11 @@ CASES_BY_EXAMPLE = {"gemm.tl": gemm_cases, "linear.tl": linear_cases,
                     "elementwise.tl": elementwise_cases,
                     "colsum.tl": colsum_cases,
                     "grouped_gemm.tl": grouped_gemm_cases,
+                    "grouped_gemm_slices.tl": grouped_gemm_cases,
                     "elements.tl": elements_cases,
+                    "rope.tl": rope_cases,
+                    "splitk_gemm.tl": splitk_cases,
+                    "moe_topk.tl": moe_topk_cases,
                     "flash_attention.tl": attention_cases}
 
 
