@@ -428,3 +428,47 @@ func.func @element_writes(%X: memref<?xf32, strided<[1], offset: ?>>, %C: memref
   }
   return
 }
+
+// -----
+
+// A shared tile updated in a parallel whose iterations every thread runs
+// (the anchor m: 4 elements in each of the 128 threads): s[i] += m[i] is
+// stored by the first copy only (else it would add 128 times); the others
+// use the sum they computed where the iteration reads s[i] back, and a
+// barrier orders everyone's read of the old s[i] before the store.
+// CHECK: gpu.func @tlc_shared_rmw(
+// CHECK: %[[S:.*]] = memref.view {{.*}} to memref<4xf32, #gpu.address_space<workgroup>>
+// CHECK: %[[M:.*]] = memref.alloca() : memref<4xf32>
+// CHECK: %[[TID:.*]] = gpu.thread_id x
+// CHECK: %[[FIRST:.*]] = arith.cmpi eq, %[[TID]], %c0{{[_0-9]*}} : index
+// CHECK: %[[V:.*]] = memref.load %[[M]]
+// CHECK: %[[OLD:.*]] = memref.load %[[S]]
+// CHECK: %[[SUM:.*]] = arith.addf %[[OLD]], %[[V]] : f32
+// CHECK-NEXT: gpu.barrier
+// CHECK-NEXT: scf.if %[[FIRST]] {
+// CHECK-NEXT: memref.store %[[SUM]], %[[S]]
+// CHECK-NEXT: }
+// CHECK: %[[SQ:.*]] = arith.mulf %[[SUM]], %[[SUM]] : f32
+// CHECK: memref.store %[[SQ]], %[[M]]
+// CHECK: gpu.return
+func.func @shared_rmw(%X: memref<?xf32, strided<[1], offset: ?>>)
+    attributes {tile.kernel, tile.threads = 128 : i64, tile.grid_rank = 1 : i64} {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %s = tile.alloc : memref<4xf32, #tile.scope<shared>>
+  %m = tile.alloc : memref<4xf32, #tile.scope<fragment>>
+  tile.fill %s, %zero : memref<4xf32, #tile.scope<shared>>, f32
+  tile.fill %m, %zero : memref<4xf32, #tile.scope<fragment>>, f32
+  tile.parallel [4] {
+  ^bb0(%i: index):
+    %v = memref.load %m[%i] : memref<4xf32, #tile.scope<fragment>>
+    %o = memref.load %s[%i] : memref<4xf32, #tile.scope<shared>>
+    %n = arith.addf %o, %v : f32
+    memref.store %n, %s[%i] : memref<4xf32, #tile.scope<shared>>
+    %r = memref.load %s[%i] : memref<4xf32, #tile.scope<shared>>
+    %d = arith.mulf %r, %r : f32
+    memref.store %d, %m[%i] : memref<4xf32, #tile.scope<fragment>>
+  }
+  tile.copy %m to %X[%c0] : memref<4xf32, #tile.scope<fragment>>, memref<?xf32, strided<[1], offset: ?>>
+  return
+}

@@ -43,11 +43,12 @@ inline void inThread(mlir::OpBuilder &b, mlir::Location loc, mlir::Value index,
 }
 
 /// Moves `op` (whose results are unused) under `scf.if cond`.
-inline void guardOp(mlir::Operation *op, mlir::Value cond) {
+inline mlir::scf::IfOp guardOp(mlir::Operation *op, mlir::Value cond) {
   mlir::OpBuilder b(op);
   auto ifOp =
       mlir::scf::IfOp::create(b, op->getLoc(), cond, /*withElseRegion=*/false);
   op->moveBefore(ifOp.thenBlock()->getTerminator());
+  return ifOp;
 }
 
 /// A store or atomic on a global tensor (a memref outside every memory

@@ -651,6 +651,77 @@ KernelLowering::lowerFragmentVectorCopy(tile::CopyOp op,
 // parallel
 //===----------------------------------------------------------------------===//
 
+/// Loads in `body` that read back what one of `stores` (memref.stores
+/// directly in `body`) wrote earlier in the same iteration, at the same
+/// indices, with no other write to that memref in between: each mapped to
+/// the stored value.
+static llvm::DenseMap<Operation *, Value>
+storedValuesReadBack(Block &body, ArrayRef<Operation *> stores) {
+  llvm::DenseMap<Operation *, Value> result;
+  llvm::DenseMap<Value, memref::StoreOp> lastStore; // per memref
+  for (Operation &op : body.without_terminator()) {
+    op.walk([&](Operation *inner) {
+      if (auto load = llvm::dyn_cast<memref::LoadOp>(inner)) {
+        memref::StoreOp store = lastStore.lookup(load.getMemRef());
+        if (store && store.getIndices() == load.getIndices())
+          result[load] = store.getValue();
+        return;
+      }
+      if (auto store = llvm::dyn_cast<memref::StoreOp>(inner)) {
+        bool tracked = store->getBlock() == &body &&
+                       llvm::is_contained(stores, store.getOperation());
+        lastStore[store.getMemRef()] = tracked ? store : memref::StoreOp();
+      } else if (inner->getNumRegions() == 0 &&
+                 !llvm::isa<memref::LoadOp>(inner) &&
+                 !isMemoryEffectFree(inner)) {
+        lastStore.clear(); // an atomic or a call: anything may change
+      }
+    });
+  }
+  return result;
+}
+
+/// Puts `write` (a store or atomic of one iteration that several threads
+/// run) under `once`, with the values only it uses: the other threads then
+/// neither compute nor read them. When the iteration still reads the
+/// written shared tile before (a read-modify-write whose old value the
+/// other threads keep), a barrier orders those reads before the write; it
+/// goes where every thread passes, in the iteration's own block.
+static void guardWrite(Operation *write, Value once, Block *iteration) {
+  scf::IfOp guard = guardOp(write, once);
+  Block *then = guard.thenBlock();
+  SmallVector<Operation *> worklist{write};
+  while (!worklist.empty()) {
+    Operation *user = worklist.pop_back_val();
+    for (Value operand : user->getOperands()) {
+      Operation *def = operand.getDefiningOp();
+      if (!def || def->getBlock() != guard->getBlock() ||
+          def->getNumRegions() != 0 ||
+          !(isMemoryEffectFree(def) || llvm::isa<memref::LoadOp>(def)) ||
+          !llvm::all_of(def->getUsers(), [&](Operation *u) {
+            return guard->isProperAncestor(u);
+          }))
+        continue;
+      def->moveBefore(&then->front());
+      worklist.push_back(def);
+    }
+  }
+  auto store = llvm::dyn_cast<memref::StoreOp>(write);
+  if (!store || !isWorkgroup(store.getMemRef()) ||
+      guard->getBlock() != iteration)
+    return;
+  bool readBefore = false;
+  for (Operation *op = guard->getPrevNode(); op && !readBefore;
+       op = op->getPrevNode())
+    op->walk([&](memref::LoadOp load) {
+      readBefore |= load.getMemRef() == store.getMemRef();
+    });
+  if (readBefore) {
+    OpBuilder b(guard);
+    gpu::BarrierOp::create(b, guard.getLoc());
+  }
+}
+
 void KernelLowering::lowerParallel(tile::ParallelOp op) {
   OpBuilder b(op);
   Location loc = op.getLoc();
@@ -674,29 +745,41 @@ void KernelLowering::lowerParallel(tile::ParallelOp op) {
     if (access && fragment(access->memref))
       accesses.push_back({inner, *tile::loopIndexDims(access->indices, body)});
   });
-  // Stores and atomics on global tensors happen once per iteration: when
-  // several threads run it (replicas of the anchor, or all of them for a
-  // body that writes a local tile), the first one performs them.
-  SmallVector<Operation *> globalWrites;
+  // Stores and atomics that other threads see (global tensors, shared
+  // tiles) happen once per iteration: when several threads run it (replicas
+  // of the anchor, or all of them for a body that writes a local tile), the
+  // first one performs them; otherwise `t[i] += x` on a shared tile would
+  // add once per replica. The others use a stored value directly where the
+  // iteration reads it back.
+  SmallVector<Operation *> sharedWrites;
   op.walk([&](Operation *inner) {
-    if (writesGlobalTensor(inner))
-      globalWrites.push_back(inner);
+    auto store = llvm::dyn_cast<memref::StoreOp>(inner);
+    if (writesGlobalTensor(inner) || (store && isWorkgroup(store.getMemRef())))
+      sharedWrites.push_back(inner);
   });
   Value once;
-  if (!globalWrites.empty() && dist.kind == Distribution::Owned)
+  if (!sharedWrites.empty() && dist.kind == Distribution::Owned)
     once = dist.layout->isFirstReplica(b, loc, tid);
-  else if (!globalWrites.empty() && dist.kind == Distribution::Redundant)
+  else if (!sharedWrites.empty() && dist.kind == Distribution::Redundant)
     once = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid,
                                  indexConst(b, loc, 0));
+  llvm::DenseMap<Operation *, Value> readBack;
+  if (once)
+    readBack = storedValuesReadBack(body, sharedWrites);
   forEachElement(b, loc, op.getShape(), dist,
                  [&](OpBuilder &b, ValueRange index, int64_t slot) {
                    IRMapping map;
                    map.map(body.getArguments(), index);
                    for (Operation &inner : body.without_terminator())
                      b.clone(inner, map);
-                   if (once)
-                     for (Operation *write : globalWrites)
-                       guardOp(map.lookup(write), once);
+                   if (once) {
+                     for (auto &[load, value] : readBack)
+                       map.lookup(load)->getResult(0).replaceAllUsesWith(
+                           map.lookupOrDefault(value));
+                     Block *iteration = b.getInsertionBlock();
+                     for (Operation *write : sharedWrites)
+                       guardWrite(map.lookup(write), once, iteration);
+                   }
                    for (auto &[orig, dims] : accesses) {
                      Operation *copy = map.lookup(orig);
                      const RegisterFragment *f =
