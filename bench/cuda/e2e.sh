@@ -80,7 +80,6 @@ CONFIGS=(
   "elementwise|elementwise.tl|"
   "colsum|colsum.tl|T=f32"
   "grouped_gemm_bf16|grouped_gemm.tl|T=bf16"
-  "grouped_gemm_slices|../bench/cuda/variants/grouped_gemm_slices.tl|T=bf16"
   "elements|../test/e2e/cpu/Inputs/elements.tl|"
   "rope_bf16|rope.tl|T=bf16"
   "splitk_bf16|splitk_gemm.tl|T=bf16"
