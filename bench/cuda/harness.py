@@ -1015,6 +1015,77 @@ def moe_topk_cases(cfg, heads):
     return cases
 
 
+def paged_decode_cases(cfg, heads):
+    """paged_decode.tl: one query token per sequence over a paged KV cache
+    (pages of 16 tokens, NHD, in random order; G query heads per KV head)."""
+    h = heads["paged_decode"]
+    T = h["argdoc"]["Q"]["dtype"]
+    D = int(h["params"].get("D", 128))
+    G = int(h["params"].get("G", 4))
+    PS = int(h["params"].get("PS", 16))
+    # (B, Hkv, max length, all sequences that long), small
+    sizes = [((3, 2, 50, False), True), ((2, 1, 17, True), True),
+             ((8, 8, 4096, True), False), ((64, 8, 2048, False), False)]
+    cases = []
+    for (B, Hkv, L, full), small in sizes:
+        def build(ctx, g, B=B, Hkv=Hkv, L=L, full=full):
+            H = Hkv * G
+            lens = (torch.full((B,), L, dtype=torch.int64) if full else
+                    torch.randint(1, L + 1, (B,), generator=torch.Generator()
+                                  .manual_seed(B * 7 + L)))
+            npages = [(int(n) + PS - 1) // PS for n in lens]
+            total = sum(npages) + 1
+            perm = torch.randperm(total, generator=torch.Generator()
+                                  .manual_seed(L))
+            maxp = max(npages)
+            table = torch.full((B, maxp), -1, dtype=torch.int32)
+            at = 0
+            for b in range(B):
+                table[b, :npages[b]] = perm[at:at + npages[b]].to(torch.int32)
+                at += npages[b]
+            Table = table.to(DEV)
+            Lens = lens.to(torch.int32).to(DEV)
+            Q = ctx.rand(g, (B, H, D), T)
+            K = ctx.rand(g, (total, PS, Hkv, D), T)
+            V = ctx.rand(g, (total, PS, Hkv, D), T)
+            O = ctx.empty((B, H, D), T)
+            scale = D ** -0.5
+            def gathered(X, b):
+                n = int(lens[b])
+                rows = X[Table[b, :npages[b]].long()].reshape(-1, Hkv, D)[:n]
+                return rows.permute(1, 0, 2)  # [Hkv, n, D]
+            def ref():
+                outs = []
+                for b in range(B):
+                    k = R(gathered(K, b)).repeat_interleave(G, 0)
+                    v = R(gathered(V, b)).repeat_interleave(G, 0)
+                    q = R(Q[b])[:, None, :]
+                    p = torch.softmax((q @ k.transpose(1, 2)) * scale, -1)
+                    outs.append((p @ v)[:, 0, :])
+                return [torch.stack(outs)]
+            vendors = {}
+            if full and hasattr(F, "scaled_dot_product_attention"):
+                # Contiguous KV of the same size: what a non-paged decode
+                # reads (no gather timed).
+                Kc = torch.stack([gathered(K, b) for b in range(B)])
+                Vc = torch.stack([gathered(V, b) for b in range(B)])
+                q4 = Q[:, :, None, :]
+                def sdpa():
+                    return F.scaled_dot_product_attention(
+                        q4, Kc, Vc, enable_gqa=True)
+                vendors["SDPA (contiguous KV)"] = sdpa
+            return dict(args=[Q, K, V, Table, Lens, scale, O],
+                        outputs=[("O", O)], reset=nan_(O), ref=ref,
+                        fake=None, vendors=vendors, flops=None,
+                        bytes=2.0 * DTYPE_SIZES[T] * int(lens.sum()) * Hkv * D,
+                        tol=tol_for(T), vendor_no_error=True)
+        cases.append(Case("paged_decode", "paged_decode %s B=%d Hkv=%d G=%d "
+                          "L=%d%s" % (T, B, Hkv, G, L,
+                                      "" if full else " (random lengths)"),
+                          small, build, "memory"))
+    return cases
+
+
 def attention_ref(q, k, v, causal):
     """Reference attention: torch SDPA in float32, or by hand in float64
     where torch has no SDPA (--mock on an old torch)."""
@@ -1118,6 +1189,7 @@ CASES_BY_EXAMPLE = {"gemm.tl": gemm_cases, "linear.tl": linear_cases,
                     "rope.tl": rope_cases,
                     "splitk_gemm.tl": splitk_cases,
                     "moe_topk.tl": moe_topk_cases,
+                    "paged_decode.tl": paged_decode_cases,
                     "flash_attention.tl": attention_cases}
 
 
