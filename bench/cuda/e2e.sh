@@ -86,6 +86,8 @@ CONFIGS=(
   "splitk_bf16_m16|splitk_gemm.tl|T=bf16 BM=16 BN=128 BK=128 Splits=8"
   "moe_topk_bf16|moe_topk.tl|T=bf16"
   "paged_decode_bf16|paged_decode.tl|T=bf16"
+  "layernorm_bwd_f32|layernorm_bwd.tl|T=f32"
+  "layernorm_bwd_bf16|layernorm_bwd.tl|T=bf16"
   "fa_d64|flash_attention.tl|D=64 Causal=false T=bf16"
   "fa_d64_causal|flash_attention.tl|D=64 Causal=true T=bf16"
   "fa_d128|flash_attention.tl|D=128 Causal=false T=bf16"

@@ -1086,6 +1086,53 @@ def paged_decode_cases(cfg, heads):
     return cases
 
 
+def layernorm_bwd_cases(cfg, heads):
+    """layernorm_bwd.tl: dX, dW, dB from saved Mean/Rstd (dW, dB added)."""
+    T = heads["layernorm_bwd"]["argdoc"]["X"]["dtype"]
+    sizes = [((37, 100), 3, True), ((5, 1000), 0, True),
+             ((8192, 8192), 0, False), ((32768, 1024), 0, False),
+             ((4096, 12288), 0, False)]
+    cases = []
+    for (M, N), pad, small in sizes:
+        def build(ctx, g, M=M, N=N, pad=pad):
+            X = ctx.rand(g, (M, N), T, pad)
+            dY = ctx.rand(g, (M, N), T, pad)
+            W = ctx.rand(g, (N,), T)
+            xf = X.float()
+            mean = xf.mean(1)
+            rstd = torch.rsqrt(xf.var(1, unbiased=False) + 1e-5)
+            dX = ctx.empty((M, N), T, pad)
+            dW = torch.zeros(N, dtype=torch.float32, device=DEV)
+            dB = torch.zeros(N, dtype=torch.float32, device=DEV)
+            def reset():
+                dX.fill_(float("nan"))
+                dW.zero_()
+                dB.zero_()
+            def ref():
+                x, dy, w = R(X), R(dY), R(W)
+                xhat = (x - R(mean)[:, None]) * R(rstd)[:, None]
+                gg = dy * w
+                c1 = (gg * xhat).mean(1, keepdim=True)
+                c2 = gg.mean(1, keepdim=True)
+                dx = R(rstd)[:, None] * (gg - c2 - xhat * c1)
+                return [dx, (dy * xhat).sum(0), dy.sum(0)]
+            Bias = torch.zeros(N, dtype=X.dtype, device=DEV)
+            def torch_bwd():
+                return torch.ops.aten.native_layer_norm_backward(
+                    dY, X, [N], mean, rstd, W, Bias, [True, True, True])[0]
+            return dict(args=[X, dY, W, mean, rstd, dX, dW, dB],
+                        outputs=[("dX", dX), ("dW", dW), ("dB", dB)],
+                        reset=reset, ref=ref, fake=None,
+                        vendors={"aten layer_norm backward": torch_bwd},
+                        flops=None, bytes=3.0 * DTYPE_SIZES[T] * M * N,
+                        tol=tol_for(T), vendor_no_error=True,
+                        deterministic=False)
+        cases.append(Case("layernorm_bwd", "layernorm_bwd %s %dx%d%s" % (
+            T, M, N, " strided(+%d)" % pad if pad else ""), small, build,
+            "memory"))
+    return cases
+
+
 def attention_ref(q, k, v, causal):
     """Reference attention: torch SDPA in float32, or by hand in float64
     where torch has no SDPA (--mock on an old torch)."""
@@ -1190,6 +1237,7 @@ CASES_BY_EXAMPLE = {"gemm.tl": gemm_cases, "linear.tl": linear_cases,
                     "splitk_gemm.tl": splitk_cases,
                     "moe_topk.tl": moe_topk_cases,
                     "paged_decode.tl": paged_decode_cases,
+                    "layernorm_bwd.tl": layernorm_bwd_cases,
                     "flash_attention.tl": attention_cases}
 
 
