@@ -1133,6 +1133,47 @@ def layernorm_bwd_cases(cfg, heads):
     return cases
 
 
+def conv2d_cases(cfg, heads):
+    """conv2d.tl: NHWC x KRSC -> NPQK implicit GEMM (R x S from the stub)."""
+    h = heads["conv2d"]
+    T = h["argdoc"]["X"]["dtype"]
+    R = int(h["params"].get("R", 3))
+    S = int(h["params"].get("S", 3))
+    # N, H, W, C, K, stride, pad, dilation; small
+    sizes = [((2, 9, 7, 3, 5, 1, 1, 1), True), ((3, 10, 12, 8, 33, 1, 2, 2), True),
+             ((32, 56, 56, 64, 64, 1, 1, 1), False),
+             ((16, 28, 28, 256, 256, 1, 1, 1), False),
+             ((8, 56, 56, 128, 128, 2, 1, 1), False)]
+    cases = []
+    for (N, H, W, C, K, st, pad, dil), small in sizes:
+        P = (H + 2 * pad - dil * (R - 1) - 1) // st + 1
+        Q = (W + 2 * pad - dil * (S - 1) - 1) // st + 1
+        def build(ctx, g, N=N, H=H, W=W, C=C, K=K, st=st, pad=pad, dil=dil,
+                  P=P, Q=Q):
+            X = ctx.rand(g, (N, H, W, C), T)
+            Wt = ctx.rand(g, (K, R * S * C), T, scale=(R * S * C) ** -0.5)
+            Y = ctx.empty((N * P * Q, K), T)
+            x4 = X.permute(0, 3, 1, 2)                       # channels_last
+            w4 = Wt.view(K, R, S, C).permute(0, 3, 1, 2)
+            def ref():
+                y = F.conv2d(R(x4), R(w4), stride=st, padding=pad,
+                             dilation=dil)
+                return [y.permute(0, 2, 3, 1).reshape(N * P * Q, K)]
+            def cudnn():
+                return F.conv2d(x4, w4, stride=st, padding=pad, dilation=dil)
+            return dict(args=[X, Wt, Y, P, Q, st, st, pad, pad, dil, dil],
+                        outputs=[("Y", Y)], reset=nan_(Y), ref=ref,
+                        fake=None, vendors={"cuDNN (F.conv2d)": cudnn},
+                        flops=2.0 * N * P * Q * K * R * S * C,
+                        bytes=DTYPE_SIZES[T] * (N * H * W * C + K * R * S * C
+                                                + N * P * Q * K),
+                        tol=tol_for(T, "gemm"), vendor_no_error=True)
+        cases.append(Case("conv2d", "conv2d %s %dx%d %dx%dx%dx%d->%d s%d p%d "
+                          "d%d" % (T, R, S, N, H, W, C, K, st, pad, dil),
+                          small, build, "gemm"))
+    return cases
+
+
 def attention_ref(q, k, v, causal):
     """Reference attention: torch SDPA in float32, or by hand in float64
     where torch has no SDPA (--mock on an old torch)."""
@@ -1238,6 +1279,7 @@ CASES_BY_EXAMPLE = {"gemm.tl": gemm_cases, "linear.tl": linear_cases,
                     "moe_topk.tl": moe_topk_cases,
                     "paged_decode.tl": paged_decode_cases,
                     "layernorm_bwd.tl": layernorm_bwd_cases,
+                    "conv2d.tl": conv2d_cases,
                     "flash_attention.tl": attention_cases}
 
 

@@ -71,6 +71,22 @@ struct BF16ConstantPattern : OpConversionPattern<arith::ConstantOp> {
   }
 };
 
+/// A select between bf16 values (`c ? x : T(0)`) picks between their bits.
+struct BF16SelectPattern : OpConversionPattern<arith::SelectOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(arith::SelectOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Type type = getTypeConverter()->convertType(op.getType());
+    if (!type || type == op.getType())
+      return failure();
+    rewriter.replaceOpWithNewOp<arith::SelectOp>(op, adaptor.getCondition(),
+                                                 adaptor.getTrueValue(),
+                                                 adaptor.getFalseValue());
+    return success();
+  }
+};
+
 LogicalResult carryBF16AsI16(Operation *root) {
   MLIRContext *ctx = root->getContext();
   TypeConverter converter;
@@ -91,7 +107,8 @@ LogicalResult carryBF16AsI16(Operation *root) {
     return converter.isLegal(op);
   });
   RewritePatternSet patterns(ctx);
-  patterns.add<BF16BitcastPattern, BF16ConstantPattern>(converter, ctx);
+  patterns.add<BF16BitcastPattern, BF16ConstantPattern, BF16SelectPattern>(
+      converter, ctx);
   scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,
                                                        target);
   return applyPartialConversion(root, target, std::move(patterns));
