@@ -1137,8 +1137,8 @@ def conv2d_cases(cfg, heads):
     """conv2d.tl: NHWC x KRSC -> NPQK implicit GEMM (R x S from the stub)."""
     h = heads["conv2d"]
     T = h["argdoc"]["X"]["dtype"]
-    R = int(h["params"].get("R", 3))
-    S = int(h["params"].get("S", 3))
+    KR = int(h["params"].get("R", 3))
+    KS = int(h["params"].get("S", 3))
     # N, H, W, C, K, stride, pad, dilation; small
     sizes = [((2, 9, 7, 3, 5, 1, 1, 1), True), ((3, 10, 12, 8, 33, 1, 2, 2), True),
              ((32, 56, 56, 64, 64, 1, 1, 1), False),
@@ -1146,15 +1146,15 @@ def conv2d_cases(cfg, heads):
              ((8, 56, 56, 128, 128, 2, 1, 1), False)]
     cases = []
     for (N, H, W, C, K, st, pad, dil), small in sizes:
-        P = (H + 2 * pad - dil * (R - 1) - 1) // st + 1
-        Q = (W + 2 * pad - dil * (S - 1) - 1) // st + 1
+        P = (H + 2 * pad - dil * (KR - 1) - 1) // st + 1
+        Q = (W + 2 * pad - dil * (KS - 1) - 1) // st + 1
         def build(ctx, g, N=N, H=H, W=W, C=C, K=K, st=st, pad=pad, dil=dil,
                   P=P, Q=Q):
             X = ctx.rand(g, (N, H, W, C), T)
-            Wt = ctx.rand(g, (K, R * S * C), T, scale=(R * S * C) ** -0.5)
+            Wt = ctx.rand(g, (K, KR * KS * C), T, scale=(KR * KS * C) ** -0.5)
             Y = ctx.empty((N * P * Q, K), T)
             x4 = X.permute(0, 3, 1, 2)                       # channels_last
-            w4 = Wt.view(K, R, S, C).permute(0, 3, 1, 2)
+            w4 = Wt.view(K, KR, KS, C).permute(0, 3, 1, 2)
             def ref():
                 y = F.conv2d(R(x4), R(w4), stride=st, padding=pad,
                              dilation=dil)
@@ -1164,12 +1164,12 @@ def conv2d_cases(cfg, heads):
             return dict(args=[X, Wt, Y, P, Q, st, st, pad, pad, dil, dil],
                         outputs=[("Y", Y)], reset=nan_(Y), ref=ref,
                         fake=None, vendors={"cuDNN (F.conv2d)": cudnn},
-                        flops=2.0 * N * P * Q * K * R * S * C,
-                        bytes=DTYPE_SIZES[T] * (N * H * W * C + K * R * S * C
+                        flops=2.0 * N * P * Q * K * KR * KS * C,
+                        bytes=DTYPE_SIZES[T] * (N * H * W * C + K * KR * KS * C
                                                 + N * P * Q * K),
                         tol=tol_for(T, "gemm"), vendor_no_error=True)
         cases.append(Case("conv2d", "conv2d %s %dx%d %dx%dx%dx%d->%d s%d p%d "
-                          "d%d" % (T, R, S, N, H, W, C, K, st, pad, dil),
+                          "d%d" % (T, KR, KS, N, H, W, C, K, st, pad, dil),
                           small, build, "gemm"))
     return cases
 
