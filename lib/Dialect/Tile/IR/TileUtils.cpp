@@ -57,6 +57,10 @@ Value tlc::tile::castElements(OpBuilder &b, Location loc, Value v, Type to,
       return VectorType::get(vt.getShape(), elem);
     return elem;
   };
+  // An index to an integer is one cast (no i64 on the way: 32-bit index
+  // targets such as SPIR-V would need 64-bit integers for it).
+  if (from.isIndex() && to.isInteger() && !to.isInteger(1))
+    return arith::IndexCastOp::create(b, loc, retype(to), v);
   if (from.isIndex()) { // through i64
     v = arith::IndexCastOp::create(b, loc, retype(b.getI64Type()), v);
     return castElements(b, loc, v, to, false, dstUnsigned);
