@@ -1174,6 +1174,63 @@ def conv2d_cases(cfg, heads):
     return cases
 
 
+def block_sparse_cases(cfg, heads):
+    """block_sparse_attention.tl: each query block attends to its own list of
+    key blocks (here a local window of W blocks plus block 0)."""
+    h = heads["block_sparse_attn"]
+    T = h["argdoc"]["Q"]["dtype"]
+    BM = int(h["params"].get("BM", 128))
+    BN = int(h["params"].get("BN", 128))
+    D = int(h["params"].get("D", 128))
+    sizes = [((1, 2, 3 * BM + 7, 2), True), ((4, 16, 8192, 4), False),
+             ((1, 16, 16384, 8), False)]
+    cases = []
+    for (B, H, S, Wn), small in sizes:
+        def build(ctx, g, B=B, H=H, S=S, Wn=Wn):
+            NQ, NK = -(-S // BM), -(-S // BN)
+            Q = ctx.rand(g, (B, H, S, D), T)
+            K = ctx.rand(g, (B, H, S, D), T)
+            V = ctx.rand(g, (B, H, S, D), T)
+            O = ctx.empty((B, H, S, D), T)
+            lists = []
+            for qb in range(NQ):
+                last = min(NK - 1, (qb * BM + BM - 1) // BN)
+                blocks = sorted({0} | set(range(max(0, last - Wn + 1),
+                                                last + 1)))
+                lists.append(blocks)
+            maxb = max(len(x) for x in lists)
+            blk = torch.full((NQ, maxb), -1, dtype=torch.int32)
+            cnt = torch.zeros(NQ, dtype=torch.int32)
+            for qb, x in enumerate(lists):
+                blk[qb, :len(x)] = torch.tensor(x, dtype=torch.int32)
+                cnt[qb] = len(x)
+            Blocks = blk.expand(B, H, NQ, maxb).contiguous().to(DEV)
+            Count = cnt.expand(B, H, NQ).contiguous().to(DEV)
+            keys = sum(min(S, (kb + 1) * BN) - kb * BN for x in lists
+                       for kb in x) * BM
+            def ref():
+                mask = torch.zeros(S, S, dtype=torch.bool, device=REF_DEV)
+                for qb, x in enumerate(lists):
+                    for kb in x:
+                        mask[qb * BM:(qb + 1) * BM, kb * BN:(kb + 1) * BN] = True
+                # SDPA in float32 with the block mask (as attention_ref).
+                return [F.scaled_dot_product_attention(
+                    RD(Q).float(), RD(K).float(), RD(V).float(),
+                    attn_mask=mask)]
+            vendors = {}
+            if not small:
+                vendors["dense SDPA (flash)"] = (
+                    lambda: F.scaled_dot_product_attention(Q, K, V))
+            return dict(args=[Q, K, V, Blocks, Count, O], outputs=[("O", O)],
+                        reset=nan_(O), ref=ref, fake=None, vendors=vendors,
+                        flops=4.0 * B * H * keys * D, bytes=None,
+                        tol=tol_for(T), vendor_no_error=True)
+        cases.append(Case("block_sparse_attn", "block_sparse_attn %s B=%d H=%d "
+                          "S=%d window=%d" % (T, B, H, S, Wn), small, build,
+                          "attention"))
+    return cases
+
+
 def attention_ref(q, k, v, causal):
     """Reference attention: torch SDPA in float32, or by hand in float64
     where torch has no SDPA (--mock on an old torch)."""
@@ -1280,6 +1337,7 @@ CASES_BY_EXAMPLE = {"gemm.tl": gemm_cases, "linear.tl": linear_cases,
                     "paged_decode.tl": paged_decode_cases,
                     "layernorm_bwd.tl": layernorm_bwd_cases,
                     "conv2d.tl": conv2d_cases,
+                    "block_sparse_attention.tl": block_sparse_cases,
                     "flash_attention.tl": attention_cases}
 
 

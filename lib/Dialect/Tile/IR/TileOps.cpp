@@ -171,7 +171,7 @@ void ParallelOp::build(OpBuilder &builder, OperationState &state,
     block->addArgument(builder.getIndexType(), state.location);
   OpBuilder::InsertionGuard guard(builder);
   builder.setInsertionPointToEnd(block);
-  builder.create<YieldOp>(state.location);
+  YieldOp::create(builder, state.location);
 }
 
 LogicalResult ParallelOp::verify() {

@@ -214,7 +214,7 @@ private:
         if (const FragmentLayout *src = layoutOf(reduce.getSource())) {
           SmallVector<int64_t> kept;
           for (int64_t d = 0; d < src->rank; ++d)
-            if (d != reduce.getDim())
+            if (d != static_cast<int64_t>(reduce.getDim()))
               kept.push_back(d);
           require(reduce.getDest(), src->project(kept),
                   "the reduction result layout differs from its other uses");
