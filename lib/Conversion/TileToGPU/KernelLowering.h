@@ -202,6 +202,10 @@ struct PipelinedLoop {
 /// from global memory into shared tiles at the top level of the body whose
 /// window depends only on pure ops of the loop index), stages capped at 8.
 llvm::SmallVector<PipelinedLoop> findPipelinedLoops(mlir::Operation *func);
+/// Whether `copy`'s window origin, in `loop`'s body, comes from the loop
+/// index through pure ops only, so the copy of a later iteration can be
+/// issued ahead.
+bool originIssuableAhead(mlir::scf::ForOp loop, tile::CopyOp copy);
 /// The pipelines tile-plan-pipelines chose: loops with tile.pipeline_stages
 /// and their tile.async producers.
 llvm::SmallVector<PipelinedLoop> plannedPipelines(mlir::Operation *func);

@@ -50,6 +50,11 @@ static bool collectSlice(scf::ForOp loop, ValueRange values,
   return true;
 }
 
+bool gpu_lowering::originIssuableAhead(scf::ForOp loop, tile::CopyOp copy) {
+  llvm::SetVector<Operation *> slice;
+  return collectSlice(loop, copy.getSourceIndices(), slice);
+}
+
 SmallVector<PipelinedLoop> gpu_lowering::findPipelinedLoops(Operation *func) {
   SmallVector<PipelinedLoop> loops;
   llvm::DenseSet<Value> taken;

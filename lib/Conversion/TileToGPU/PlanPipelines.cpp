@@ -172,7 +172,22 @@ struct TilePlanPipelines
       else
         pipelined.erase(deepest);
     }
-    // What the source asked for and did not get (tlc --remarks).
+    // What the source asked for and did not get (tlc --remarks): copies
+    // that stay synchronous, then stages.
+    func.walk([&](scf::ForOp loop) {
+      if (askedStages(loop) < 2)
+        return;
+      for (auto copy : loop.getBody()->getOps<tile::CopyOp>())
+        if (!copy.getSourceIndices().empty() &&
+            !tile::getScope(copy.getSource().getType()) &&
+            !originIssuableAhead(loop, copy))
+          copy->emitRemark()
+              << "copy is not issued ahead in the pipelined loop of kernel '"
+              << tile::kernelSourceName(func.getName())
+              << "': its window's origin depends on a value read from "
+                 "memory in the loop (a var the loop writes, or a tensor "
+                 "element)";
+    });
     for (const PipelinedLoop &r : requested) {
       auto kept = llvm::find_if(
           pipelined, [&](const PipelinedLoop &p) { return p.loop == r.loop; });
