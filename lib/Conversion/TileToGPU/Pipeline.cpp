@@ -27,23 +27,65 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Transforms/RegionUtils.h"
 
 using namespace mlir;
 using namespace tlc;
 using namespace tlc::gpu_lowering;
 
+/// A global tensor the kernel never writes (no store, atomic, copy or
+/// view of it): reading it early gives what a read in place would.
+static bool isReadOnlyTensor(Value memref) {
+  auto type = llvm::dyn_cast<MemRefType>(memref.getType());
+  if (!type || type.getMemorySpace() ||
+      memref.getDefiningOp<memref::AllocaOp>())
+    return false;
+  return llvm::all_of(memref.getUsers(), [&](Operation *user) {
+    if (auto copy = llvm::dyn_cast<tile::CopyOp>(user))
+      return copy.getDest() != memref;
+    return llvm::isa<memref::LoadOp, memref::DimOp,
+                     memref::ExtractStridedMetadataOp,
+                     memref::ExtractAlignedPointerAsIndexOp>(user);
+  });
+}
+
+/// An op an origin may be computed with ahead of its iteration: a pure op,
+/// a read of a read-only tensor, or an scf.if of such ops (a bounds-checked
+/// element read: a block list, a page table).
+static bool computableAhead(Operation *op) {
+  if (auto load = llvm::dyn_cast<memref::LoadOp>(op))
+    return isReadOnlyTensor(load.getMemRef());
+  if (llvm::isa<scf::IfOp>(op)) {
+    WalkResult inner = op->walk([&](Operation *nested) {
+      if (nested == op || llvm::isa<scf::YieldOp>(nested))
+        return WalkResult::advance();
+      return computableAhead(nested) ? WalkResult::advance()
+                                     : WalkResult::interrupt();
+    });
+    return !inner.wasInterrupted();
+  }
+  return isMemoryEffectFree(op) && op->getNumRegions() == 0;
+}
+
 /// The ops of `loop`'s body that compute `values` from the induction
-/// variable, in order; false if one of them is not a pure op of the body.
+/// variable, in order; false if one of them cannot be computed ahead of its
+/// iteration (computableAhead) or is not at the top level of the body.
 static bool collectSlice(scf::ForOp loop, ValueRange values,
                          llvm::SetVector<Operation *> &slice) {
   for (Value v : values) {
     Operation *def = v.getDefiningOp();
     if (!def || !loop->isProperAncestor(def))
       continue; // the induction variable or defined outside the loop
-    if (def->getBlock() != loop.getBody() || !isMemoryEffectFree(def) ||
-        def->getNumRegions() != 0)
+    if (slice.contains(def))
+      continue;
+    if (def->getBlock() != loop.getBody() || !computableAhead(def))
       return false;
     if (!collectSlice(loop, def->getOperands(), slice))
+      return false;
+    // What the op's regions use from the body is part of the slice too.
+    llvm::SetVector<Value> captured;
+    getUsedValuesDefinedAbove(def->getRegions(), captured);
+    if (!collectSlice(loop, captured.getArrayRef(), slice))
       return false;
     slice.insert(def);
   }

@@ -186,7 +186,7 @@ struct TilePlanPipelines
               << tile::kernelSourceName(func.getName())
               << "': its window's origin depends on a value read from "
                  "memory in the loop (a var the loop writes, or a tensor "
-                 "element)";
+                 "the kernel writes)";
     });
     for (const PipelinedLoop &r : requested) {
       auto kept = llvm::find_if(
