@@ -2,7 +2,8 @@
 // RUN: tlc-opt %s -split-input-file '--tile-attach-target=target=rocm' --tile-gpu-kernel-abi --tile-plan-pipelines | FileCheck %s --check-prefix=SYNC
 // RUN: tlc-opt %s -split-input-file '--tile-attach-target=target=cuda arch=sm_75' --tile-gpu-kernel-abi --tile-plan-pipelines | FileCheck %s --check-prefix=SYNC
 // tile-plan-pipelines marks the producer copies (global -> shared at the top
-// of a pipelined loop, window from pure ops of the loop index) with
+// of a pipelined loop, window from pure ops of the loop index and reads of
+// tensors the kernel never writes) with
 // tile.async and the loop with tile.pipeline_stages: the asked stages, at
 // most 8, fewer (then none) while the buffers do not fit in shared memory.
 // Targets without asynchronous copies (rocm, sm_75) get nothing.
@@ -34,10 +35,10 @@ func.func @two_producers(%A: memref<?x?xf16, strided<[?, 1], offset: ?>>, %B: me
 // -----
 
 // More than 8 stages hide no more latency: 8. A copy whose window depends
-// on a load is not a producer.
+// on a load from a tensor the kernel writes is not a producer.
 // CHECK-LABEL: gpu.func @tlc_capped
 // CHECK: %[[ROW:.*]] = memref.load
-// CHECK: tile.copy %{{.*}}[%[[ROW]], %{{.*}}] to %{{.*}} :
+// CHECK: tile.copy %{{.*}}[%[[ROW]], %{{.*}}] to %{{[^ ]*}} :
 // CHECK: tile.copy {{.*}} {tile.async}
 // CHECK: } {tile.pipeline_stages = 8 : i64, tile.stages = 12 : i64}
 func.func @capped(%A: memref<?x?xf32, strided<[?, 1], offset: ?>>, %R: memref<?xindex, strided<[1], offset: ?>>, %n: index)
@@ -53,6 +54,38 @@ func.func @capped(%A: memref<?x?xf32, strided<[?, 1], offset: ?>>, %R: memref<?x
     tile.copy %As to %A[%c0, %c0] : memref<8x32xf32, #tile.scope<shared>>, memref<?x?xf32, strided<[?, 1], offset: ?>>
     tile.copy %Gs to %A[%c1, %c0] : memref<8x32xf32, #tile.scope<shared>>, memref<?x?xf32, strided<[?, 1], offset: ?>>
   } {tile.stages = 12 : i64}
+  memref.store %c0, %R[%c0] : memref<?xindex, strided<[1], offset: ?>>
+  return
+}
+
+// -----
+
+// A window origin read from a tensor the kernel never writes (a block list,
+// bounds-checked: the scf.if of tile-expand-element-access) is computed
+// ahead for later iterations: the copy is a producer.
+// CHECK-LABEL: gpu.func @tlc_read_ahead
+// CHECK: %[[ROW:.*]] = scf.if
+// CHECK: memref.load
+// CHECK: tile.copy %{{.*}}[%[[ROW]], %{{.*}}] to %{{.*}} {tile.async} :
+// CHECK: } {tile.pipeline_stages = 2 : i64, tile.stages = 2 : i64}
+func.func @read_ahead(%A: memref<?x?xf32, strided<[?, 1], offset: ?>>, %R: memref<?xindex, strided<[1], offset: ?>>, %n: index)
+    attributes {tile.kernel, tile.threads = 128 : i64} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %Gs = tile.alloc : memref<8x32xf32, #tile.scope<shared>>
+  %Os = tile.alloc : memref<8x32xf32, #tile.scope<shared>>
+  scf.for %k = %c0 to %n step %c1 {
+    %len = memref.dim %R, %c0 : memref<?xindex, strided<[1], offset: ?>>
+    %in = arith.cmpi ult, %k, %len : index
+    %row = scf.if %in -> (index) {
+      %r = memref.load %R[%k] : memref<?xindex, strided<[1], offset: ?>>
+      scf.yield %r : index
+    } else {
+      scf.yield %c0 : index
+    }
+    tile.copy %A[%row, %c0] to %Gs : memref<?x?xf32, strided<[?, 1], offset: ?>>, memref<8x32xf32, #tile.scope<shared>>
+    tile.copy %Gs to %Os : memref<8x32xf32, #tile.scope<shared>>, memref<8x32xf32, #tile.scope<shared>>
+  } {tile.stages = 2 : i64}
   return
 }
 
