@@ -90,6 +90,7 @@ CONFIGS=(
   "layernorm_bwd_bf16|layernorm_bwd.tl|T=bf16"
   "conv2d_bf16|conv2d.tl|T=bf16"
   "block_sparse_bf16|block_sparse_attention.tl|T=bf16"
+  "slices_bf16|../test/e2e/cpu/Inputs/slices.tl|T=bf16"
   "fa_d64|flash_attention.tl|D=64 Causal=false T=bf16"
   "fa_d64_causal|flash_attention.tl|D=64 Causal=true T=bf16"
   "fa_d128|flash_attention.tl|D=128 Causal=false T=bf16"

@@ -1231,6 +1231,39 @@ def block_sparse_cases(cfg, heads):
     return cases
 
 
+def slices_cases(cfg, heads):
+    """test/e2e/cpu/Inputs/slices.tl: windows with slices (a head of a
+    [B, S, H, D] tensor), in a plain and in a pipelined loop."""
+    T = heads["heads"]["argdoc"]["X"]["dtype"]
+    cases = []
+    for (B, S, H), small in [((2, 37, 3), True), ((1, 100, 2), True),
+                             ((8, 4096, 32), False)]:
+        def build_heads(ctx, g, B=B, S=S, H=H):
+            X = ctx.rand(g, (B, S, H, 64), T)
+            Y = ctx.empty((B, S, H, 64), T)
+            hidx = torch.arange(H, device=DEV, dtype=torch.float32)
+            return dict(args=[X, Y], outputs=[("Y", Y)], reset=nan_(Y),
+                        ref=lambda: [2 * R(X) + R(hidx)[None, None, :, None]],
+                        fake=None, vendors={}, flops=None,
+                        bytes=2.0 * DTYPE_SIZES[T] * X.numel(),
+                        tol=tol_for(T))
+        def build_sums(ctx, g, B=B, S=S, H=H):
+            X = ctx.rand(g, (B, S, H, 64), T)
+            Y = ctx.empty((B, H, 64), "f32")
+            return dict(args=[X, Y], outputs=[("Y", Y)], reset=nan_(Y),
+                        ref=lambda: [R(X).sum(1)], fake=None,
+                        vendors={"torch.sum": lambda: X.sum(
+                            1, dtype=torch.float32)},
+                        flops=None, bytes=DTYPE_SIZES[T] * X.numel(),
+                        tol=(1e-5, 1e-4), vendor_no_error=True)
+        cases.append(Case("heads", "heads %s %dx%dx%dx64" % (T, B, S, H),
+                          small, build_heads, "memory"))
+        cases.append(Case("head_sums", "head_sums %s %dx%dx%dx64 (pipelined "
+                          "slice)" % (T, B, S, H), small, build_sums,
+                          "memory"))
+    return cases
+
+
 def attention_ref(q, k, v, causal):
     """Reference attention: torch SDPA in float32, or by hand in float64
     where torch has no SDPA (--mock on an old torch)."""
@@ -1338,6 +1371,7 @@ CASES_BY_EXAMPLE = {"gemm.tl": gemm_cases, "linear.tl": linear_cases,
                     "layernorm_bwd.tl": layernorm_bwd_cases,
                     "conv2d.tl": conv2d_cases,
                     "block_sparse_attention.tl": block_sparse_cases,
+                    "slices.tl": slices_cases,
                     "flash_attention.tl": attention_cases}
 
 

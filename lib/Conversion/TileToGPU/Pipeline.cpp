@@ -92,9 +92,17 @@ static bool collectSlice(scf::ForOp loop, ValueRange values,
   return true;
 }
 
+/// What a producer's window is computed from: its source (a view defined
+/// in the loop, for a window with slices) and its origin.
+static SmallVector<Value> windowValues(tile::CopyOp copy) {
+  SmallVector<Value> values{copy.getSource()};
+  llvm::append_range(values, copy.getSourceIndices());
+  return values;
+}
+
 bool gpu_lowering::originIssuableAhead(scf::ForOp loop, tile::CopyOp copy) {
   llvm::SetVector<Operation *> slice;
-  return collectSlice(loop, copy.getSourceIndices(), slice);
+  return collectSlice(loop, windowValues(copy), slice);
 }
 
 SmallVector<PipelinedLoop> gpu_lowering::findPipelinedLoops(Operation *func) {
@@ -127,7 +135,7 @@ SmallVector<PipelinedLoop> gpu_lowering::findPipelinedLoops(Operation *func) {
           }))
         continue;
       llvm::SetVector<Operation *> slice;
-      if (!collectSlice(loop, copy.getSourceIndices(), slice))
+      if (!collectSlice(loop, windowValues(copy), slice))
         continue;
       taken.insert(dst);
       p.producers.push_back(copy);
@@ -231,7 +239,7 @@ static SmallVector<Value> windowOrigin(OpBuilder &b, scf::ForOp loop,
                                        IRMapping &map) {
   map.map(loop.getInductionVar(), at);
   llvm::SetVector<Operation *> slice;
-  collectSlice(loop, copy.getSourceIndices(), slice);
+  collectSlice(loop, windowValues(copy), slice);
   for (Operation *op : slice)
     b.clone(*op, map);
   SmallVector<Value> index;

@@ -103,7 +103,10 @@ struct TilePlanPipelines
       return;
     llvm::DenseSet<Value> seen;
     for (tile::CopyOp copy : p.producers) {
-      if (!recomputable(copy.getSource(), seen) ||
+      // The producer warps recompute origins, not views made in the loop.
+      Operation *view = copy.getSource().getDefiningOp();
+      if ((view && p.loop->isProperAncestor(view)) ||
+          !recomputable(copy.getSource(), seen) ||
           !llvm::all_of(copy.getSourceIndices(),
                         [&](Value v) { return recomputable(v, seen); }))
         return;

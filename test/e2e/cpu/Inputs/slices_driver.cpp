@@ -4,6 +4,7 @@
 // points outside the tensor. -DTLC_T_BF16: heads compiled with T=bf16.
 #include "check.h"
 #include "column.h"
+#include "head_sums.h"
 #include "heads.h"
 
 #include <tuple>
@@ -33,6 +34,27 @@ int main() {
       ref[i] = 2.0 * X.get(i) + double((i / D) % H);
     checker.compare("heads", size, Y, ref,
                     std::is_same_v<T, float> ? 1e-6 : 1e-2);
+  }
+  for (auto [B, S, H] : {std::tuple<int64_t, int64_t, int64_t>{1, 1, 1},
+                         {2, 100, 3},
+                         {1, 64, 2}}) {
+    const int64_t D = 64;
+    std::string size = check::sizeStr({B, S, H, D});
+    check::Rng rng("head_sums" + size);
+    check::Tensor<T> X({B, S, H, D}, 1);
+    check::Tensor<float> Y({B, H, D}, 2);
+    X.fillRandom(rng);
+    Y.poison();
+    if (!checker.launched(tlc::kernels::head_sums(X.view(), Y.view()),
+                          "head_sums", size))
+      continue;
+    std::vector<double> ref(B * H * D, 0.0);
+    for (int64_t b = 0; b < B; ++b)
+      for (int64_t s = 0; s < S; ++s)
+        for (int64_t h = 0; h < H; ++h)
+          for (int64_t d = 0; d < D; ++d)
+            ref[(b * H + h) * D + d] += X.get(((b * S + s) * H + h) * D + d);
+    checker.compare("head_sums", size, Y, ref, 1e-5);
   }
   for (auto [M, N, C, k, end, c] :
        {std::tuple<int64_t, int64_t, int64_t, int32_t, int32_t, int32_t>{
