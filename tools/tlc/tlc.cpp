@@ -620,11 +620,17 @@ int compile(const Options &opts) {
   mlir::SourceMgrDiagnosticHandler mlirDiagnostics(diags.displaySourceMgr(),
                                                    &context);
   context.printOpOnDiagnostic(false); // the source line says where
-  // Passes report the slower paths they take as remarks; shown on request.
+  // Passes report the slower paths they take as remarks; shown on request,
+  // each once (the variants of a kernel often repeat one word for word).
   // (Registered last, so it sees each diagnostic first.)
+  std::set<std::string> remarksShown;
   context.getDiagEngine().registerHandler([&](mlir::Diagnostic &d) {
-    return mlir::success(d.getSeverity() == mlir::DiagnosticSeverity::Remark &&
-                         !opts.remarks);
+    if (d.getSeverity() != mlir::DiagnosticSeverity::Remark)
+      return mlir::failure();
+    std::string key;
+    llvm::raw_string_ostream os(key);
+    os << d.getLocation() << ": " << d.str();
+    return mlir::success(!opts.remarks || !remarksShown.insert(key).second);
   });
   mlir::OwningOpRef<mlir::ModuleOp> module =
       generateTileIR(context, sema, srcMgr);
