@@ -266,6 +266,8 @@ struct Sema::Impl {
                          Expr *windowExpr, const std::string &op);
   /// `atomic_add/max/min(T[i, ...], value)` on one tensor element.
   bool checkElementAtomic(CallExpr *e);
+  /// Atomics combine into f32, f64, i32 and i64 tensors only.
+  bool checkAtomicDType(DType d, SMRange range, const std::string &op);
   /// Whether an atomic call combines a value into one element (its second
   /// argument is not a tile name).
   bool isElementAtomic(CallExpr *e);

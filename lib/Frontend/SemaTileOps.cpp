@@ -386,6 +386,15 @@ bool Sema::Impl::checkReduce(CallExpr *e) {
   return true;
 }
 
+bool Sema::Impl::checkAtomicDType(DType d, SMRange range,
+                                  const std::string &op) {
+  if (d == DType::F32 || d == DType::F64 || d == DType::I32 || d == DType::I64)
+    return true;
+  diags.error(range, op + " supports f32, f64, i32 and i64 tensors, got " +
+                         dtypeName(d).str());
+  return false;
+}
+
 bool Sema::Impl::isElementAtomic(CallExpr *e) {
   if (e->callee != "atomic_add")
     return true; // atomic_max/min have no tile form
@@ -426,16 +435,9 @@ bool Sema::Impl::checkElementAtomic(CallExpr *e) {
   target->type = Type::scalar(dst->type.dtype);
   if (!checkWritable(*dst, target->range) || v.isInvalid())
     return false;
-  DType d = dst->type.dtype;
-  if (d != DType::F32 && d != DType::F64 && d != DType::I32 &&
-      d != DType::I64) {
-    diags.error(target->range, e->callee +
-                                   " supports f32, f64, i32 and i64 "
-                                   "tensors, got " +
-                                   dtypeName(d).str());
+  if (!checkAtomicDType(dst->type.dtype, target->range, e->callee))
     return false;
-  }
-  return checkConvertible(v, d, e->args[1]->range, e->callee);
+  return checkConvertible(v, dst->type.dtype, e->args[1]->range, e->callee);
 }
 
 bool Sema::Impl::checkAtomicAdd(CallExpr *e) {
@@ -456,13 +458,8 @@ bool Sema::Impl::checkAtomicAdd(CallExpr *e) {
   }
   if (!checkWritable(*dst, e->args[0]->range))
     return false;
-  if (dst->type.dtype != DType::F32 && dst->type.dtype != DType::F64 &&
-      dst->type.dtype != DType::I32 && dst->type.dtype != DType::I64) {
-    diags.error(e->args[0]->range, "atomic_add supports f32, f64, i32 and "
-                                   "i64 tensors, got " +
-                                       dtypeName(dst->type.dtype).str());
+  if (!checkAtomicDType(dst->type.dtype, e->args[0]->range, "atomic_add"))
     return false;
-  }
   return checkWindowFits(*dst, src->type, e->args[0].get(), "atomic_add");
 }
 
