@@ -92,9 +92,11 @@ LAYOUT_NAMES = ["tlc_tensor.data", "tlc_tensor.dtype", "tlc_tensor.rank",
                 "sizeof(tlc_launch_options)"]
 
 DTYPE_CODES = {"f64": 0, "f32": 1, "f16": 2, "bf16": 3, "i64": 4, "i32": 5,
-               "i16": 6, "i8": 7, "u8": 8, "bool": 9}
+               "i16": 6, "i8": 7, "u8": 8, "bool": 9, "f8e4m3": 10,
+               "f8e5m2": 11}
 DTYPE_SIZES = {"f64": 8, "f32": 4, "f16": 2, "bf16": 2, "i64": 8, "i32": 4,
-               "i16": 2, "i8": 1, "u8": 1, "bool": 1}
+               "i16": 2, "i8": 1, "u8": 1, "bool": 1, "f8e4m3": 1,
+               "f8e5m2": 1}
 
 # C parameter types of scalar arguments (docs/abi.md) -> ctypes.
 SCALAR_CTYPES = {"float": ct.c_float, "double": ct.c_double,
@@ -415,7 +417,9 @@ def init_torch(mock, cpu_ref=False):
                          "f16": torch.float16, "bf16": torch.bfloat16,
                          "i64": torch.int64, "i32": torch.int32,
                          "i16": torch.int16, "i8": torch.int8,
-                         "u8": torch.uint8, "bool": torch.bool})
+                         "u8": torch.uint8, "bool": torch.bool,
+                         "f8e4m3": torch.float8_e4m3fn,
+                         "f8e5m2": torch.float8_e5m2})
     TORCH_CODES.update({v: DTYPE_CODES[k] for k, v in TORCH_DTYPES.items()})
     if not mock:
         if not torch.cuda.is_available():
@@ -534,7 +538,9 @@ def compare(out, ref):
 # (rel_l2, max_rel) tolerances by output dtype. f32 gemm accumulates up to
 # 8192 products: looser than elementwise f32, still far below TF32 (~3e-4).
 TOLERANCES = {"f32": (1e-5, 1e-4), "f16": (5e-3, 1e-2), "bf16": (1e-2, 2e-2),
-              "f64": (1e-12, 1e-11)}
+              "f64": (1e-12, 1e-11),
+              # one code apart at the top of the range at most
+              "f8e4m3": (1e-2, 0.075), "f8e5m2": (2e-2, 0.15)}
 GEMM_F32_TOL = (5e-5, 5e-4)
 
 
@@ -1264,6 +1270,142 @@ def slices_cases(cfg, heads):
     return cases
 
 
+def nan_f8_(*ts):
+    """Poisons tensors, f8 ones through their bytes (0x7f is NaN in both)."""
+    def f():
+        for t in ts:
+            if t.element_size() == 1 and t.is_floating_point():
+                t.view(torch.uint8).fill_(0x7f)
+            else:
+                t.fill_(float("nan"))
+    return f
+
+
+def f8_saturate(x, Fd):
+    """x (float) as tlc converts it to Fd: clamped to the largest finite
+    value (torch's own conversion keeps infinities or gives NaN), then
+    rounded to nearest even by torch."""
+    fmax = 448.0 if Fd == "f8e4m3" else 57344.0
+    return x.clamp(-fmax, fmax).to(TORCH_DTYPES[Fd])
+
+
+def fp8_cases(cfg, heads):
+    """fp8.tl (test input): f8 conversions in copies, casts and element
+    access, against torch's round-to-nearest-even with saturation."""
+    Fd = heads["f8_convert"]["argdoc"]["Q"]["dtype"]
+    Gd = heads["f8_elements"]["argdoc"]["U"]["dtype"]
+    cases = []
+    for N, small in [(1500, True), (37, True), (1 << 24, False)]:
+        def build(ctx, g, N=N):
+            X = ctx.rand(g, (N,), "f32", scale=100.0)
+            Q, Z = ctx.empty((N,), Fd), ctx.empty((N,), Fd)
+            Y = ctx.empty((N,), "f32")
+            return dict(args=[X, Q, Y, Z],
+                        outputs=[("Q", Q), ("Y", Y), ("Z", Z)],
+                        reset=nan_f8_(Q, Y, Z),
+                        ref=lambda: [f8_saturate(RD(X), Fd)] * 3, fake=None,
+                        vendors={}, flops=None, bytes=N * 6.0,
+                        tol=(0.0, 0.0))
+        cases.append(Case("f8_convert", "f8_convert f32->%s N=%d" % (Fd, N),
+                          small, build, "memory"))
+    for N, small in [(256, True), (1027, True)]:
+        def build(ctx, g, N=N):
+            # every finite code (the harness fails non-finite outputs; the
+            # CPU and Vulkan tests cover infinities and NaN)
+            every = torch.arange(256, device=DEV).to(torch.uint8)
+            finite = every[torch.isfinite(
+                every.view(TORCH_DTYPES[Fd]).float())]
+            Q = finite.repeat(N // finite.numel() + 1)[:N].contiguous()
+            Q = Q.view(TORCH_DTYPES[Fd])
+            W = ctx.empty((N,), "f32")
+            V, U = ctx.empty((N,), Fd), ctx.empty((N,), Gd)
+
+            def ref():
+                q = RD(Q).float()
+                return [q, f8_saturate(2.0 * q - 1.0, Fd), f8_saturate(q, Gd)]
+            return dict(args=[Q, W, V, U],
+                        outputs=[("W", W), ("V", V), ("U", U)],
+                        reset=nan_f8_(W, V, U), ref=ref, fake=None,
+                        vendors={}, flops=None, bytes=N * 6.0,
+                        tol=(0.0, 0.0))
+        cases.append(Case("f8_elements", "f8_elements %s N=%d" % (Fd, N),
+                          small, build, "memory"))
+    return cases
+
+
+def fp8_quant_cases(cfg, heads):
+    """fp8_quant.tl: per-row FP8 quantization of X[M, N]: Q and scales S."""
+    T = heads["fp8_quant"]["argdoc"]["X"]["dtype"]
+    Fd = heads["fp8_quant"]["argdoc"]["Q"]["dtype"]
+    fmax = 448.0 if Fd == "f8e4m3" else 57344.0
+    sizes = [((5, 100), 3, True), ((3, 3000), 0, True), ((17, 1024), 0, True),
+             ((4096, 4096), 0, False), ((8192, 8192), 0, False),
+             ((65536, 1024), 0, False), ((16, 32768), 0, False)]
+    cases = []
+    for (M, N), pad, small in sizes:
+        def build(ctx, g, M=M, N=N, pad=pad):
+            X = ctx.rand(g, (M, N), T, pad)
+            Q = ctx.empty((M, N), Fd)
+            S = ctx.empty((M,), "f32")
+
+            def quantize(x):  # as the kernel: f32 division, one rounding
+                amax = x.abs().amax(-1, keepdim=True).float()
+                s = torch.where(amax > 0, amax / fmax, torch.ones_like(amax))
+                return (x.float() / s).to(TORCH_DTYPES[Fd]), s[:, 0]
+
+            def ref():
+                q, s = quantize(RD(X))
+                return [q, s]
+            return dict(args=[X, Q, S], outputs=[("Q", Q), ("S", S)],
+                        reset=nan_f8_(Q, S), ref=ref, fake=None,
+                        vendors={"torch eager": lambda: quantize(X)[0]},
+                        flops=None,
+                        bytes=M * N * (DTYPE_SIZES[T] + 1.0) + 4.0 * M,
+                        tol=tol_for(Fd))
+        cases.append(Case("fp8_quant", "fp8_quant %s->%s %dx%d%s" % (
+            T, Fd, M, N, " strided(+%d)" % pad if pad else ""), small, build,
+            "memory"))
+    return cases
+
+
+def fp8_gemm_cases(cfg, heads):
+    """fp8_gemm.tl: C = (A @ W^T) * SA[:, None] * SB[None, :], FP8 A and W;
+    cuBLASLt's FP8 GEMM (torch._scaled_mm, row-wise scales) as the vendor."""
+    T = heads["fp8_gemm"]["argdoc"]["C"]["dtype"]
+    Fd = heads["fp8_gemm"]["argdoc"]["A"]["dtype"]
+    sizes = [((37, 45, 70), True), ((130, 260, 129), True),
+             ((128, 128, 256), True), ((4096, 4096, 4096), False),
+             ((64, 8192, 8192), False)]
+    cases = []
+    for (M, N, K), small in sizes:
+        def build(ctx, g, M=M, N=N, K=K):
+            A = ctx.rand(g, (M, K), Fd)
+            W = ctx.rand(g, (N, K), Fd)
+            SA = ctx.rand(g, (M,), "f32").abs_().add_(0.01)
+            SB = ctx.rand(g, (N,), "f32").abs_().add_(0.01)
+            C = ctx.empty((M, N), T)
+
+            def ref():
+                return [(R(A) @ R(W).T) * R(SA)[:, None] * R(SB)[None, :]]
+
+            def scaled_mm():
+                return torch._scaled_mm(A, W.t(), scale_a=SA[:, None],
+                                        scale_b=SB[None, :],
+                                        out_dtype=TORCH_DTYPES[T])
+            vendors = {}
+            if M % 16 == 0 and N % 16 == 0 and K % 16 == 0:
+                vendors["cuBLASLt fp8"] = scaled_mm
+            return dict(args=[A, W, SA, SB, C], outputs=[("C", C)],
+                        reset=nan_(C), ref=ref, fake=None, vendors=vendors,
+                        flops=2.0 * M * N * K,
+                        bytes=1.0 * (M * K + N * K)
+                        + DTYPE_SIZES[T] * M * N,
+                        tol=tol_for(T, "gemm"))
+        cases.append(Case("fp8_gemm", "fp8_gemm %s->%s %dx%dx%d" % (
+            Fd, T, M, N, K), small, build, "gemm"))
+    return cases
+
+
 def attention_ref(q, k, v, causal):
     """Reference attention: torch SDPA in float32, or by hand in float64
     where torch has no SDPA (--mock on an old torch)."""
@@ -1372,6 +1514,9 @@ CASES_BY_EXAMPLE = {"gemm.tl": gemm_cases, "linear.tl": linear_cases,
                     "conv2d.tl": conv2d_cases,
                     "block_sparse_attention.tl": block_sparse_cases,
                     "slices.tl": slices_cases,
+                    "fp8.tl": fp8_cases,
+                    "fp8_quant.tl": fp8_quant_cases,
+                    "fp8_gemm.tl": fp8_gemm_cases,
                     "flash_attention.tl": attention_cases}
 
 

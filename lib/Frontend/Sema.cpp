@@ -41,14 +41,16 @@ void Sema::Impl::resetScopes() {
   }
 }
 
-Type Sema::Impl::commonType(const Type &a, const Type &b, SMRange range) {
-  if (a.isInvalid() || b.isInvalid())
+Type Sema::Impl::commonType(const Type &a0, const Type &b0, SMRange range) {
+  if (a0.isInvalid() || b0.isInvalid())
     return Type::invalid();
-  if (!a.isArith() || !b.isArith() || a.isBool() || b.isBool()) {
-    diags.error(range, "invalid operands to arithmetic (" + a.str() + " and " +
-                           b.str() + ")");
+  if (!a0.isArith() || !b0.isArith() || a0.isBool() || b0.isBool()) {
+    diags.error(range, "invalid operands to arithmetic (" + a0.str() + " and " +
+                           b0.str() + ")");
     return Type::invalid();
   }
+  // The 8-bit floats are storage types: arithmetic on them is done in f32.
+  Type a = promoteF8(a0), b = promoteF8(b0);
   if (a.kind == TypeKind::Int && b.kind == TypeKind::Int)
     return Type::intTy();
   if (a.kind != TypeKind::Scalar && b.kind != TypeKind::Scalar)
@@ -422,7 +424,8 @@ void Sema::Impl::checkKernelArg(KernelInfo &info, ArgDecl &a, unsigned index) {
   if (!a.type.hasShape) {
     if (a.qualifier != ArgQualifier::In)
       diags.error(a.range, "scalar arguments cannot be 'out' or 'inout'");
-    if (dtype && (*dtype == DType::F16 || *dtype == DType::BF16))
+    if (dtype &&
+        (*dtype == DType::F16 || *dtype == DType::BF16 || isF8(*dtype)))
       diags.error(a.type.range, "scalar kernel arguments of type " +
                                     dtypeName(*dtype).str() +
                                     " are not supported; pass an f32");

@@ -109,6 +109,7 @@ Type Sema::Impl::checkUnary(UnaryExpr *e) {
     diags.error(e->range, "'-' expects a number, got " + t.str());
     return setType(e, Type::invalid());
   }
+  t = promoteF8(t);
   std::optional<ConstValue> folded;
   if (c) // integers wrap like the generated code: -INT64_MIN is INT64_MIN
     folded = c->kind == ConstValue::Int
@@ -475,7 +476,7 @@ Type Sema::Impl::checkCast(CallExpr *e, DType to) {
     if (to == DType::Bool)
       folded = ConstValue::ofBool(c->asDouble() != 0);
     else if (isFloat(to))
-      folded = ConstValue::ofFloat(c->asDouble());
+      folded = ConstValue::ofFloat(roundToFloatDType(c->asDouble(), to));
     else
       folded = ConstValue::ofInt(c->kind == ConstValue::Int
                                      ? truncateInt(c->i, to)
@@ -563,6 +564,7 @@ Type Sema::Impl::checkUnaryMath(CallExpr *e) {
                 "'" + e->callee + "' expects a number, got " + t.str());
     return setType(e, Type::invalid());
   }
+  t = promoteF8(t);
   bool intOk = e->callee == "abs";
   if (isIntegerLike(t) && !intOk) {
     if (t.kind == TypeKind::Scalar) {

@@ -176,6 +176,13 @@ struct Sema::Impl {
   /// The common type of two arithmetic operands, or Invalid after an error.
   Type commonType(const Type &a, const Type &b, SMRange range);
 
+  /// An f8 scalar type as the f32 its arithmetic is done in; others as is.
+  static Type promoteF8(const Type &t) {
+    return t.kind == TypeKind::Scalar && isF8(t.dtype)
+               ? Type::scalar(DType::F32)
+               : t;
+  }
+
   /// Reports an error unless a value of type `from` converts implicitly to
   /// a scalar of dtype `to`.
   bool checkConvertible(const Type &from, DType to, SMRange range,

@@ -322,7 +322,7 @@ bool Sema::Impl::checkGemm(CallExpr *e) {
     return false;
   }
   if (isFloat(a->type.dtype) != isFloat(c->type.dtype) ||
-      c->type.dtype == DType::Bool) {
+      c->type.dtype == DType::Bool || isF8(c->type.dtype)) {
     diags.error(e->args[2]->range, "gemm: accumulator dtype " +
                                        dtypeName(c->type.dtype).str() +
                                        " does not suit operands of dtype " +
@@ -381,6 +381,15 @@ bool Sema::Impl::checkReduce(CallExpr *e) {
   }
   if (src->type.dtype == DType::U8 || dst->type.dtype == DType::U8) {
     diags.error(e->range, "reductions of u8 tiles are not supported yet");
+    return false;
+  }
+  if (isF8(src->type.dtype) || isF8(dst->type.dtype)) {
+    diags.error(e->range, "cannot reduce " +
+                              dtypeName(isF8(src->type.dtype) ? src->type.dtype
+                                                              : dst->type.dtype)
+                                  .str() +
+                              " tiles: 8-bit floats are storage types; copy "
+                              "the tile to an f32 one first");
     return false;
   }
   return true;

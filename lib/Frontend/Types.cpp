@@ -1,7 +1,11 @@
 //===- Types.cpp - Dtypes, memory scopes and Sema types -------------------===//
 #include "tlc/Frontend/Types.h"
 
+#include "llvm/ADT/APFloat.h"
 #include "llvm/ADT/StringSwitch.h"
+
+#include <algorithm>
+#include <cmath>
 
 #include <sstream>
 
@@ -19,6 +23,8 @@ std::optional<DType> tlc::parseDType(llvm::StringRef name) {
       .Case("i8", DType::I8)
       .Case("u8", DType::U8)
       .Case("bool", DType::Bool)
+      .Case("f8e4m3", DType::F8E4M3)
+      .Case("f8e5m2", DType::F8E5M2)
       .Default(std::nullopt);
 }
 
@@ -44,13 +50,56 @@ llvm::StringRef tlc::dtypeName(DType t) {
     return "u8";
   case DType::Bool:
     return "bool";
+  case DType::F8E4M3:
+    return "f8e4m3";
+  case DType::F8E5M2:
+    return "f8e5m2";
   }
   return "?";
 }
 
 bool tlc::isFloat(DType t) {
   return t == DType::F64 || t == DType::F32 || t == DType::F16 ||
-         t == DType::BF16;
+         t == DType::BF16 || isF8(t);
+}
+
+bool tlc::isF8(DType t) { return t == DType::F8E4M3 || t == DType::F8E5M2; }
+
+double tlc::roundToFloatDType(double v, DType t) {
+  const llvm::fltSemantics *sem = nullptr;
+  switch (t) {
+  case DType::F32:
+    sem = &llvm::APFloat::IEEEsingle();
+    break;
+  case DType::F16:
+    sem = &llvm::APFloat::IEEEhalf();
+    break;
+  case DType::BF16:
+    sem = &llvm::APFloat::BFloat();
+    break;
+  case DType::F8E4M3:
+    sem = &llvm::APFloat::Float8E4M3FN();
+    break;
+  case DType::F8E5M2:
+    sem = &llvm::APFloat::Float8E5M2();
+    break;
+  default:
+    return v;
+  }
+  llvm::APFloat x(v);
+  if (isF8(t) && !std::isnan(v)) { // saturating, infinities included
+    llvm::APFloat largest = llvm::APFloat::getLargest(*sem);
+    bool lost;
+    largest.convert(llvm::APFloat::IEEEdouble(),
+                    llvm::APFloat::rmNearestTiesToEven, &lost);
+    double m = largest.convertToDouble();
+    x = llvm::APFloat(std::min(std::max(v, -m), m));
+  }
+  bool lost;
+  x.convert(*sem, llvm::APFloat::rmNearestTiesToEven, &lost);
+  x.convert(llvm::APFloat::IEEEdouble(), llvm::APFloat::rmNearestTiesToEven,
+            &lost);
+  return x.convertToDouble();
 }
 
 bool tlc::isSigned(DType t) { return t != DType::U8 && t != DType::Bool; }
@@ -69,6 +118,8 @@ unsigned tlc::bitWidth(DType t) {
     return 16;
   case DType::I8:
   case DType::U8:
+  case DType::F8E4M3:
+  case DType::F8E5M2:
     return 8;
   case DType::Bool:
     return 1;

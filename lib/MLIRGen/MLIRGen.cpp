@@ -42,6 +42,10 @@ mlir::Type tlc::getElementType(MLIRContext &ctx, DType dtype) {
     return IntegerType::get(&ctx, 8);
   case DType::Bool:
     return IntegerType::get(&ctx, 1);
+  case DType::F8E4M3:
+    return Float8E4M3FNType::get(&ctx);
+  case DType::F8E5M2:
+    return Float8E5M2Type::get(&ctx);
   }
   return {};
 }
@@ -125,8 +129,12 @@ private:
           b.getBoolAttr(c.kind == ConstValue::Bool ? c.b : c.asDouble() != 0));
     if (type.isIndex())
       return arith::ConstantIndexOp::create(b, l, c.i);
-    if (auto ft = llvm::dyn_cast<FloatType>(type))
-      return arith::ConstantOp::create(b, l, b.getFloatAttr(ft, c.asDouble()));
+    if (auto ft = llvm::dyn_cast<FloatType>(type)) {
+      double v = t.kind == TypeKind::Scalar
+                     ? tlc::roundToFloatDType(c.asDouble(), t.dtype)
+                     : c.asDouble();
+      return arith::ConstantOp::create(b, l, b.getFloatAttr(ft, v));
+    }
     int64_t v = c.kind == ConstValue::Int ? c.i : (int64_t)c.asDouble();
     return arith::ConstantOp::create(b, l, b.getIntegerAttr(type, v));
   }

@@ -61,17 +61,19 @@ std::string NameTable::add(StringRef name) {
 namespace {
 
 struct DTypeNames {
-  const char *cType; // element type in memory (f16 and bf16 as their bits)
+  const char *cType; // element type in memory (f16, bf16, f8 as their bits)
   const char *code;  // tlc_dtype enumerator
 };
 
 /// Indexed by DType, whose order tlc_dtype follows.
 const DTypeNames &dtypeNames(DType t) {
   static const DTypeNames table[] = {
-      {"double", "TLC_F64"},    {"float", "TLC_F32"},   {"uint16_t", "TLC_F16"},
-      {"uint16_t", "TLC_BF16"}, {"int64_t", "TLC_I64"}, {"int32_t", "TLC_I32"},
-      {"int16_t", "TLC_I16"},   {"int8_t", "TLC_I8"},   {"uint8_t", "TLC_U8"},
-      {"bool", "TLC_BOOL"}};
+      {"double", "TLC_F64"},     {"float", "TLC_F32"},
+      {"uint16_t", "TLC_F16"},   {"uint16_t", "TLC_BF16"},
+      {"int64_t", "TLC_I64"},    {"int32_t", "TLC_I32"},
+      {"int16_t", "TLC_I16"},    {"int8_t", "TLC_I8"},
+      {"uint8_t", "TLC_U8"},     {"bool", "TLC_BOOL"},
+      {"uint8_t", "TLC_F8E4M3"}, {"uint8_t", "TLC_F8E5M2"}};
   return table[static_cast<unsigned>(t)];
 }
 

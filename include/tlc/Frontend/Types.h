@@ -17,11 +17,30 @@
 namespace tlc {
 
 /// Element types. f8/i4/u4 come later.
-enum class DType { F64, F32, F16, BF16, I64, I32, I16, I8, U8, Bool };
+/// The order is the stub ABI's (tlc_dtype): new dtypes go at the end.
+enum class DType {
+  F64,
+  F32,
+  F16,
+  BF16,
+  I64,
+  I32,
+  I16,
+  I8,
+  U8,
+  Bool,
+  F8E4M3, // OCP E4M3 ("fn"): no infinities, max 448
+  F8E5M2, // OCP E5M2: IEEE-like, max 57344
+};
 
 std::optional<DType> parseDType(llvm::StringRef name);
 llvm::StringRef dtypeName(DType t);
 bool isFloat(DType t);
+/// The 8-bit floats: storage types whose arithmetic is done in f32.
+bool isF8(DType t);
+/// `v` rounded to the float dtype `t` as a conversion in generated code
+/// rounds it (to nearest even; f8 saturates to its largest finite value).
+double roundToFloatDType(double v, DType t);
 bool isSigned(DType t);
 unsigned bitWidth(DType t);
 /// Bytes per element in memory (bool is stored as one byte).

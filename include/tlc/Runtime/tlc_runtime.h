@@ -30,7 +30,9 @@ typedef enum tlc_dtype {
   TLC_I16 = 6,
   TLC_I8 = 7,
   TLC_U8 = 8,
-  TLC_BOOL = 9 /* one byte per element, 0 or 1 */
+  TLC_BOOL = 9,    /* one byte per element, 0 or 1 */
+  TLC_F8E4M3 = 10, /* OCP FP8 E4M3 (torch.float8_e4m3fn): max 448, no inf */
+  TLC_F8E5M2 = 11  /* OCP FP8 E5M2 (torch.float8_e5m2): max 57344 */
 } tlc_dtype;
 
 /* Status codes returned by the C entry points. */
@@ -328,14 +330,15 @@ inline void parallelFor(int64_t numTasks, int numThreads,
 //===--- Helpers for generated stubs -------------------------------------===//
 
 inline const char *dtypeName(int32_t dtype) {
-  static const char *const names[] = {"f64", "f32", "f16", "bf16", "i64",
-                                      "i32", "i16", "i8",  "u8",   "bool"};
-  return dtype >= 0 && dtype <= TLC_BOOL ? names[dtype] : "?";
+  static const char *const names[] = {"f64", "f32",  "f16",    "bf16",
+                                      "i64", "i32",  "i16",    "i8",
+                                      "u8",  "bool", "f8e4m3", "f8e5m2"};
+  return dtype >= 0 && dtype <= TLC_F8E5M2 ? names[dtype] : "?";
 }
 
 inline int64_t elementSize(int32_t dtype) {
-  static const int64_t sizes[] = {8, 4, 2, 2, 8, 4, 2, 1, 1, 1};
-  return dtype >= 0 && dtype <= TLC_BOOL ? sizes[dtype] : 0;
+  static const int64_t sizes[] = {8, 4, 2, 2, 8, 4, 2, 1, 1, 1, 1, 1};
+  return dtype >= 0 && dtype <= TLC_F8E5M2 ? sizes[dtype] : 0;
 }
 
 inline Status invalidArgument(std::string message) {
@@ -358,7 +361,7 @@ inline Status checkTensor(const char *kernel, const char *name,
                           const TensorView &t, tlc_dtype dtype, int32_t rank,
                           const char *type) {
   std::string at = std::string(kernel) + ": " + name;
-  if (t.dtype < 0 || t.dtype > TLC_BOOL)
+  if (t.dtype < 0 || t.dtype > TLC_F8E5M2)
     return invalidArgument(at + " has invalid dtype code " +
                            std::to_string(t.dtype));
   if (t.dtype != dtype)

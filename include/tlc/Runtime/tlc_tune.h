@@ -213,6 +213,40 @@ inline float bf16ToFloat(uint16_t b) {
   return f;
 }
 
+/// The OCP 8-bit floats: E4M3 (bias 7, no infinities) when `e5m2` is
+/// false, E5M2 (bias 15) when it is true.
+inline float f8ToFloat(uint8_t c, bool e5m2) {
+  int m = e5m2 ? 2 : 3, bias = e5m2 ? 15 : 7;
+  int exponent = (c & 0x7f) >> m, q = c & ((1 << m) - 1);
+  float sign = (c & 0x80) ? -1.0f : 1.0f;
+  if (!e5m2 && (c & 0x7f) == 0x7f)
+    return std::nanf("");
+  if (e5m2 && exponent == 31)
+    return q ? std::nanf("") : sign * INFINITY;
+  if (exponent == 0)
+    return sign * std::ldexp(float(q), 1 - bias - m);
+  return sign * std::ldexp(float(q + (1 << m)), exponent - bias - m);
+}
+
+/// `f` to nearest even, saturating to the largest finite value, as tlc's
+/// conversions do.
+inline uint8_t floatToF8(float f, bool e5m2) {
+  int m = e5m2 ? 2 : 3, bias = e5m2 ? 15 : 7;
+  int maxCode = e5m2 ? 0x7b : 0x7e;
+  if (std::isnan(f))
+    return 0x7f;
+  uint8_t sign = std::signbit(f) ? 0x80 : 0;
+  float a = std::fabs(f);
+  if (std::isinf(a))
+    return uint8_t(sign | maxCode);
+  // a = q * 2^(e - m) with q rounded to an integer: a subnormal's code is
+  // q, a normal's q plus its exponent field (q's leading one bumps it).
+  int e = a == 0 ? 1 - bias : std::max(std::ilogb(a), 1 - bias);
+  double q = std::nearbyint(std::ldexp(double(a), m - e));
+  double code = q + double((e - 1 + bias) << m);
+  return uint8_t(sign | int(std::min(code, double(maxCode))));
+}
+
 /// Element `i` of a host buffer of `dtype`, as a double.
 inline double load(const void *data, int32_t dtype, size_t i) {
   switch (dtype) {
@@ -232,6 +266,10 @@ inline double load(const void *data, int32_t dtype, size_t i) {
     return static_cast<const int16_t *>(data)[i];
   case TLC_I8:
     return static_cast<const int8_t *>(data)[i];
+  case TLC_F8E4M3:
+  case TLC_F8E5M2:
+    return f8ToFloat(static_cast<const uint8_t *>(data)[i],
+                     dtype == TLC_F8E5M2);
   default:
     return static_cast<const uint8_t *>(data)[i];
   }
@@ -273,6 +311,10 @@ inline void fillRandom(void *data, int32_t dtype, size_t n, uint64_t seed) {
     case TLC_BOOL:
       static_cast<uint8_t *>(data)[i] = bits & 1;
       break;
+    case TLC_F8E4M3:
+    case TLC_F8E5M2:
+      static_cast<uint8_t *>(data)[i] = floatToF8(u, dtype == TLC_F8E5M2);
+      break;
     default:
       static_cast<uint8_t *>(data)[i] = uint8_t(bits & 3);
     }
@@ -289,6 +331,9 @@ inline double tolerance(int32_t dtype) {
   case TLC_F16:
   case TLC_BF16:
     return 3e-2;
+  case TLC_F8E4M3:
+  case TLC_F8E5M2:
+    return 0.25; // a few units of the last place of a 3-bit mantissa
   default:
     return 0; // integers and bools must agree exactly
   }

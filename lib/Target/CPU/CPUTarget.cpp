@@ -206,6 +206,7 @@ public:
     pm.addPass(mlir::createCanonicalizerPass());
     pm.addPass(mlir::createCSEPass());
     pm.addPass(createCPUApproximateMath());
+    pm.addPass(tile::createTileExpandF8());
     pm.addPass(tile::createTileExpandBF16Truncf());
     // Upstream lowering to the LLVM dialect; bf16 arithmetic is done in f32.
     const char *upstream =

@@ -18,13 +18,15 @@
 //    their root; vector loads and stores become scalar ones;
 //  - the shared tiles become one workgroup array per element type, and
 //    register arrays (memref.alloca) Function-storage arrays;
-//  - bf16 data is stored as i16 (SPIR-V has no bf16), and elementwise ops
+//  - bf16 data is stored as i16 (SPIR-V has no bf16), f8 as i8, and elementwise
+//  ops
 //    on vectors wider than SPIR-V's 4 lanes work lane by lane.
 //
 //===----------------------------------------------------------------------===//
 #include "tlc/Conversion/Passes.h"
 #include "tlc/Dialect/Tile/IR/AttrNames.h"
 #include "tlc/Dialect/Tile/IR/TileDialect.h"
+#include "tlc/Dialect/Tile/IR/TileUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -123,6 +125,8 @@ private:
   static Type storageType(Type type) {
     if (type.isBF16())
       return IntegerType::get(type.getContext(), 16);
+    if (tile::isF8Type(type)) // bytes; tile-expand-f8 converts them
+      return IntegerType::get(type.getContext(), 8);
     if (type.isIndex())
       return IntegerType::get(type.getContext(), 32);
     return type;
@@ -560,8 +564,9 @@ spirv::TargetEnvAttr targetEnvironment(MLIRContext *ctx,
 
 /// SPIR-V vectors have 2, 3 or 4 lanes. The GPU lowering converts element
 /// types of copies in vectors of up to 16 bytes (8 f16): elementwise ops
-/// on wider vectors become one op per lane, an extract of a lane of a
-/// from_elements its element, and unused wide vectors go.
+/// on wider vectors become one op per lane (a splat constant operand a
+/// scalar one), an extract of a lane of a from_elements its element, and
+/// unused wide vectors go.
 LogicalResult scalarizeWideVectors(gpu::GPUFuncOp func) {
   constexpr int64_t kMaxLanes = 4;
   auto isWide = [](Type t) {
@@ -581,11 +586,20 @@ LogicalResult scalarizeWideVectors(gpu::GPUFuncOp func) {
     SmallVector<Value> lanes;
     for (int64_t lane = 0; lane < type.getNumElements(); ++lane) {
       SmallVector<Value> operands;
-      for (Value v : op->getOperands())
-        operands.push_back(
-            llvm::isa<VectorType>(v.getType())
-                ? Value(vector::ExtractOp::create(b, op->getLoc(), v, lane))
-                : v);
+      for (Value v : op->getOperands()) {
+        // A splat constant (f8 conversions have many) becomes a scalar one.
+        DenseElementsAttr splat;
+        if (auto c = v.getDefiningOp<arith::ConstantOp>())
+          splat = llvm::dyn_cast<DenseElementsAttr>(c.getValue());
+        if (splat && splat.isSplat())
+          operands.push_back(arith::ConstantOp::create(
+              b, op->getLoc(), splat.getSplatValue<TypedAttr>()));
+        else
+          operands.push_back(
+              llvm::isa<VectorType>(v.getType())
+                  ? Value(vector::ExtractOp::create(b, op->getLoc(), v, lane))
+                  : v);
+      }
       OperationState state(op->getLoc(), op->getName());
       state.addOperands(operands);
       state.addTypes(type.getElementType());
@@ -606,9 +620,10 @@ LogicalResult scalarizeWideVectors(gpu::GPUFuncOp func) {
     extract.erase();
   });
   SmallVector<Operation *> unused;
-  func.walk([&](vector::FromElementsOp from) {
-    if (from->use_empty())
-      unused.push_back(from);
+  func.walk([&](Operation *op) {
+    if (llvm::isa<vector::FromElementsOp, arith::ConstantOp>(op) &&
+        op->use_empty() && isWide(op->getResult(0).getType()))
+      unused.push_back(op);
   });
   for (Operation *op : unused)
     op->erase();

@@ -29,8 +29,13 @@ bool isLocalTile(Value v) {
   return type && getScope(type) == MemScope::local;
 }
 
-/// "f32", for messages (a Type streamed into a diagnostic is quoted).
+/// "f32", for messages (a Type streamed into a diagnostic is quoted); the
+/// 8-bit floats by their names in the language.
 std::string typeName(Type type) {
+  if (llvm::isa<Float8E4M3FNType>(type))
+    return "f8e4m3";
+  if (llvm::isa<Float8E5M2Type>(type))
+    return "f8e5m2";
   std::string text;
   llvm::raw_string_ostream os(text);
   type.print(os);

@@ -29,6 +29,7 @@ namespace check_device = tlc::vulkan;
 namespace check_device = tlc::metal;
 #endif
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -155,6 +156,80 @@ template <> struct Elem<bfloat16_t> {
   }
   static bfloat16_t nan() { return bfloat16_t{0x7fc0u}; }
   static bfloat16_t sentinel() { return bfloat16_t{0x7fa5u}; }
+};
+
+/// The OCP 8-bit floats, decoded from their fields and encoded by search
+/// over every code (nearest, ties to the even code, saturating to the
+/// largest finite value): a reference independent of tlc's bit arithmetic.
+template <int MantissaBits, int Bias, bool HasInf> struct F8Format {
+  static float decode(uint8_t c) {
+    int exponent = (c & 0x7f) >> MantissaBits;
+    int mantissa = c & ((1 << MantissaBits) - 1);
+    float sign = (c & 0x80) ? -1.0f : 1.0f;
+    int top = 0x7f >> MantissaBits;
+    if (HasInf && exponent == top)
+      return mantissa ? std::nanf("") : sign * INFINITY;
+    if (!HasInf && (c & 0x7f) == 0x7f)
+      return std::nanf("");
+    float scale = 1.0f;
+    int e = exponent == 0 ? 1 - Bias : exponent - Bias;
+    for (int i = 0; i < (e < 0 ? -e : e); ++i)
+      scale = e < 0 ? scale / 2 : scale * 2;
+    float fraction = float(mantissa) / float(1 << MantissaBits);
+    return sign * scale * (exponent == 0 ? fraction : 1.0f + fraction);
+  }
+  static uint8_t encode(float x) {
+    if (std::isnan(x))
+      return HasInf ? 0x7e : 0x7f;
+    uint8_t sign = std::signbit(x) ? 0x80 : 0;
+    // Saturating: beyond the largest finite value (infinities too), that.
+    double largest = decode(HasInf ? 0x7b : 0x7e);
+    double a = std::min(std::fabs(double(x)), largest);
+    uint8_t best = 0;
+    double bestDist = INFINITY;
+    for (int c = 0; c < 0x80; ++c) {
+      double v = decode(uint8_t(c));
+      if (std::isnan(v) || std::isinf(v))
+        continue;
+      double d = std::fabs(v - a);
+      if (d < bestDist || (d == bestDist && (c & 1) == 0))
+        best = uint8_t(c), bestDist = d;
+    }
+    return uint8_t(sign | best);
+  }
+};
+using F8E4M3Format = F8Format<3, 7, false>;
+using F8E5M2Format = F8Format<2, 15, true>;
+
+struct f8e4m3_t {
+  uint8_t bits;
+};
+struct f8e5m2_t {
+  uint8_t bits;
+};
+
+template <> struct Elem<f8e4m3_t> {
+  static constexpr tlc_dtype dtype = TLC_F8E4M3;
+  static constexpr const char *name = "f8e4m3";
+  static constexpr double tol = 7e-2;
+  static float toFloat(f8e4m3_t x) { return F8E4M3Format::decode(x.bits); }
+  static f8e4m3_t fromFloat(float x) {
+    return f8e4m3_t{F8E4M3Format::encode(x)};
+  }
+  static f8e4m3_t nan() { return f8e4m3_t{0x7f}; }
+  static f8e4m3_t sentinel() { return f8e4m3_t{0xff}; } // the other NaN
+};
+
+template <> struct Elem<f8e5m2_t> {
+  static constexpr tlc_dtype dtype = TLC_F8E5M2;
+  static constexpr const char *name = "f8e5m2";
+  static constexpr double tol = 1.3e-1;
+  static float toFloat(f8e5m2_t x) { return F8E5M2Format::decode(x.bits); }
+  static f8e5m2_t fromFloat(float x) {
+    return f8e5m2_t{F8E5M2Format::encode(x)};
+  }
+  static f8e5m2_t nan() { return f8e5m2_t{0x7e}; }
+  static f8e5m2_t sentinel() { return f8e5m2_t{0xfd}; } // another NaN
 };
 
 template <> struct Elem<int32_t> {

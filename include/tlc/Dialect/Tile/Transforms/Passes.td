@@ -37,6 +37,39 @@ def TileSpecializeDims : Pass<"tile-specialize-dims", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::memref::MemRefDialect"];
 }
 
+def TileExpandF8 : Pass<"tile-expand-f8"> {
+  let summary = "Lower the 8-bit float conversions and constants to integer "
+                "operations on their bits";
+  let description = [{
+    tlc's f8e4m3 (MLIR's f8E4M3FN) and f8e5m2 (f8E5M2) are storage types:
+    values are loaded, stored, selected and converted, and all arithmetic
+    on them is done in f32 (Sema promotes it). No target knows these types,
+    so this pass leaves them only where their bits are moved:
+    - `arith.extf` from f8 decodes the bits into an f32 exactly (then
+      widens or narrows that f32 to the result type, exactly too);
+    - `arith.truncf` to f8 rounds an f32 (other sources go to f32 first) to
+      nearest even, saturating to the largest finite value (448 or 57344;
+      infinities too) with NaN kept NaN, as NVIDIA's `.satfinite`
+      conversions do;
+    - f8 constants become i8 constants and a bitcast.
+    Loads, stores and memrefs of f8 stay: the LLVM and SPIR-V lowerings see
+    one byte per element. Any other arith operation on f8 values is an
+    error (nothing in tlc generates one).
+
+    Before:
+    ```mlir
+    %h = arith.truncf %x : f32 to f8E4M3FN
+    ```
+    After (abridged):
+    ```mlir
+    %bits = arith.bitcast %x : f32 to i32
+    ...
+    %h = arith.bitcast %byte : i8 to f8E4M3FN
+    ```
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect"];
+}
+
 def TileExpandBF16Truncf : Pass<"tile-expand-bf16-truncf"> {
   let summary = "Round f32 -> bf16 truncations with integer operations";
   let description = [{
