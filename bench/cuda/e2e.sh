@@ -94,6 +94,8 @@ CONFIGS=(
   "fp8_quant_e4m3|fp8_quant.tl|T=bf16"
   "fp8_quant_e5m2|fp8_quant.tl|T=bf16 F=f8e5m2 Fmax=57344.0"
   "fp8_gemm_e4m3|fp8_gemm.tl|T=bf16"
+  "fp8_gemm_e4m3_wg2|fp8_gemm.tl|T=bf16 BN=256 Stages=4 Threads=256"
+  "fp8_gemm_e5m2|fp8_gemm.tl|T=bf16 F=f8e5m2"
   "fp8_convert|../test/e2e/cpu/Inputs/fp8.tl|"
   "fa_d64|flash_attention.tl|D=64 Causal=false T=bf16"
   "fa_d64_causal|flash_attention.tl|D=64 Causal=true T=bf16"

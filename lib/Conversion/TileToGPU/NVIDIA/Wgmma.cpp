@@ -21,6 +21,7 @@
 
 #include "tlc/Dialect/Tile/IR/AttrNames.h"
 #include "tlc/Dialect/Tile/IR/Layout.h"
+#include "tlc/Dialect/Tile/IR/TileUtils.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -33,10 +34,10 @@ using namespace tlc::gpu_lowering;
 
 namespace {
 
-/// The swizzle `operand` of `op` is read in: a 16-bit shared tile of whole
-/// 8-row groups whose rows are a multiple of 32 bytes, that only whole-tile
-/// copies write and only gemms read (the ops that know swizzled tiles);
-/// 0 when it cannot be.
+/// The swizzle `operand` of `op` is read in: a 16-bit or 8-bit float shared
+/// tile of whole 8-row groups whose rows are a multiple of 32 bytes, that
+/// only whole-tile copies write and only gemms read (the ops that know
+/// swizzled tiles); 0 when it cannot be.
 int64_t swizzleFor(Value operand) {
   auto alloc = operand.getDefiningOp<tile::AllocOp>();
   if (!alloc || tile::getScope(alloc.getType()) != tile::MemScope::shared)
@@ -44,9 +45,9 @@ int64_t swizzleFor(Value operand) {
   MemRefType type = alloc.getType();
   Type elem = type.getElementType();
   if (type.getRank() != 2 || type.getShape()[0] % 8 ||
-      !(elem.isF16() || elem.isBF16()))
+      !(elem.isF16() || elem.isBF16() || tile::isF8Type(elem)))
     return 0;
-  int64_t rowBytes = type.getShape()[1] * 2;
+  int64_t rowBytes = type.getShape()[1] * (elem.getIntOrFloatBitWidth() / 8);
   int64_t swizzle = rowBytes % 128 == 0  ? 128
                     : rowBytes % 64 == 0 ? 64
                     : rowBytes % 32 == 0 ? 32
@@ -62,6 +63,9 @@ int64_t swizzleFor(Value operand) {
   }
   return swizzle;
 }
+
+/// An instruction's K for 8-bit operands (16 for 16-bit ones): 32 bytes.
+constexpr int64_t kF8StepK = 32;
 
 /// The N of each wgmma instruction of a warpgroup tile gn wide: the fewest
 /// equal instructions of at most 256 columns, each a multiple of 8.
@@ -80,7 +84,7 @@ public:
   int64_t tileN() const override { return 8; }
   int64_t tileK() const override { return 16; }
   bool supports(Type ab, Type acc) const override {
-    return (ab.isF16() || ab.isBF16()) && acc.isF32();
+    return (ab.isF16() || ab.isBF16() || tile::isF8Type(ab)) && acc.isF32();
   }
   int64_t operandRowBytes() const override { return 32; }
   /// A in registers (FlashAttention's P): per warp, the 16 x 16 slice of a
@@ -98,6 +102,13 @@ public:
     return (gm / 64) * ((gn + instN - 1) / instN) * (64 * 16 + 16 * instN);
   }
   bool operandsSuit(tile::GemmOp op) const override {
+    // 8-bit operands: both K-major (wgmma transposes only 16-bit ones) and
+    // from shared memory, K in steps of 32.
+    if (tile::isF8Type(memrefType(op.getA()).getElementType()))
+      return !op.getTransposeA() && op.getTransposeB() &&
+             !tile::isFragment(op.getA()) && swizzleFor(op.getA()) &&
+             swizzleFor(op.getB()) &&
+             memrefType(op.getA()).getShape()[1] % kF8StepK == 0;
     return (tile::isFragment(op.getA()) || swizzleFor(op.getA())) &&
            swizzleFor(op.getB());
   }
@@ -107,7 +118,9 @@ public:
   bool warpTileSuits(tile::GemmOp op, int64_t gm, int64_t gn) const override {
     if (op.getTransposeB())
       return true;
-    int64_t width = swizzleFor(op.getB()) / 2;
+    int64_t width =
+        swizzleFor(op.getB()) /
+        (memrefType(op.getB()).getElementType().getIntOrFloatBitWidth() / 8);
     return width > 0 && instructionN(gn) % width == 0;
   }
   int64_t operandSwizzle(tile::GemmOp op, Value operand) const override {
@@ -226,9 +239,13 @@ LogicalResult nvidia::lowerWgmma(KernelLowering &k, tile::GemmOp op,
   if (!cf || !(isWorkgroup(A) || af) || !isWorkgroup(B))
     return failure();
   Type elem = memrefType(A).getElementType();
-  if (!(elem.isF16() || elem.isBF16()) ||
-      memrefType(B).getElementType() != elem)
+  bool f8 = tile::isF8Type(elem);
+  if (!(elem.isF16() || elem.isBF16() || f8) ||
+      memrefType(B).getElementType() != elem || (f8 && af))
     return failure();
+  // One instruction covers 32 bytes of K.
+  const int64_t elemBytes = elem.getIntOrFloatBitWidth() / 8;
+  const int64_t stepK = 32 / elemBytes;
   auto cShape = memrefType(op.getC()).getShape();
   int64_t M = cShape[0], N = cShape[1];
   bool transA = op.getTransposeA(), transB = op.getTransposeB();
@@ -236,7 +253,8 @@ LogicalResult nvidia::lowerWgmma(KernelLowering &k, tile::GemmOp op,
   int64_t K = transA ? aShape[0] : aShape[1];
   auto grid = tile::matchMmaAccumulator(kind, cf->layout, M, N);
   int64_t swizzleA = af ? 0 : k.swizzleOf(A), swizzleB = k.swizzleOf(B);
-  if (!grid || !(af || swizzleA) || !swizzleB || K % 16)
+  if (!grid || !(af || swizzleA) || !swizzleB || K % stepK ||
+      (f8 && (transA || !transB)))
     return failure();
   auto [wm, wn] = *grid;
   if (af && (wn != 1 || transA ||
@@ -245,7 +263,6 @@ LogicalResult nvidia::lowerWgmma(KernelLowering &k, tile::GemmOp op,
   int64_t groupM = M / wm, groupN = N / wn, mTiles = groupM / 64;
   int64_t instN = instructionN(groupN);
   int64_t nSplit = groupN / instN;
-  const int64_t elemBytes = 2;
   int64_t widthA = swizzleA / elemBytes, widthB = swizzleB / elemBytes;
   // An MN-major operand's instructions start at an atom.
   if ((!af && transA && 64 % widthA) || (!transB && instN % widthB))
@@ -336,7 +353,10 @@ LogicalResult nvidia::lowerWgmma(KernelLowering &k, tile::GemmOp op,
       accs.push_back(acc);
     }
 
-  auto ptxType = elem.isBF16() ? NVVM::WGMMATypes::bf16 : NVVM::WGMMATypes::f16;
+  auto ptxType = elem.isBF16()                       ? NVVM::WGMMATypes::bf16
+                 : llvm::isa<Float8E4M3FNType>(elem) ? NVVM::WGMMATypes::e4m3
+                 : llvm::isa<Float8E5M2Type>(elem)   ? NVVM::WGMMATypes::e5m2
+                                                     : NVVM::WGMMATypes::f16;
   // K-major A is "row" and K-major B "col" (imm-trans 0).
   auto layoutA = transA ? NVVM::MMALayout::col : NVVM::MMALayout::row;
   auto layoutB = transB ? NVVM::MMALayout::col : NVVM::MMALayout::row;
@@ -350,7 +370,7 @@ LogicalResult nvidia::lowerWgmma(KernelLowering &k, tile::GemmOp op,
         aRegisters.push_back(registerSlice(b, loc, *af, aSlots, mt, k0));
   }
   NVVM::WgmmaFenceAlignedOp::create(b, loc);
-  for (int64_t k0 = 0; k0 < K; k0 += 16)
+  for (int64_t k0 = 0; k0 < K; k0 += stepK)
     for (int64_t mt = 0; mt < mTiles; ++mt) {
       for (int64_t ni = 0; ni < nSplit; ++ni) {
         Value &acc = accs[mt * nSplit + ni];
@@ -363,7 +383,7 @@ LogicalResult nvidia::lowerWgmma(KernelLowering &k, tile::GemmOp op,
         acc = NVVM::WgmmaMmaAsyncOp::create(
             b, loc, structType, acc, at(descA, aOffset(mt, k0)),
             at(descB, bOffset(ni, k0)),
-            NVVM::MMAShapeAttr::get(ctx, 64, instN, 16), ptxType, ptxType,
+            NVVM::MMAShapeAttr::get(ctx, 64, instN, stepK), ptxType, ptxType,
             NVVM::WGMMATypes::f32, NVVM::WGMMAScaleOut::one,
             NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one, layoutA, layoutB,
             /*satfinite=*/nullptr);
