@@ -93,6 +93,8 @@ CONFIGS=(
   "slices_bf16|../test/e2e/cpu/Inputs/slices.tl|T=bf16"
   "fp8_quant_e4m3|fp8_quant.tl|T=bf16"
   "fp8_quant_e5m2|fp8_quant.tl|T=bf16 F=f8e5m2 Fmax=57344.0"
+  "fp8_quant_e4m3_bn4k|fp8_quant.tl|T=bf16 BM=2 BN=4096"
+  "fp8_quant_e4m3_bn8k|fp8_quant.tl|T=bf16 BM=1 BN=8192"
   "fp8_gemm_e4m3|fp8_gemm.tl|T=bf16"
   "fp8_gemm_e4m3_wg2|fp8_gemm.tl|T=bf16 BN=256 Stages=4 Threads=256"
   "fp8_gemm_e5m2|fp8_gemm.tl|T=bf16 F=f8e5m2"

@@ -1306,6 +1306,19 @@ def fp8_cases(cfg, heads):
     for N, small in [(1500, True), (37, True), (1 << 24, False)]:
         def build(ctx, g, N=N):
             X = ctx.rand(g, (N,), "f32", scale=100.0)
+            # First the values that probe the rounding: every finite code,
+            # the midpoints between neighbours (ties) and the floats beside
+            # them, subnormals, infinities (saturate), both signs.
+            every = torch.arange(128, device=DEV).to(torch.uint8)
+            v = every.view(TORCH_DTYPES[Fd]).float()
+            v = v[torch.isfinite(v)].sort().values
+            mid = (v[1:] + v[:-1]) / 2
+            probes = torch.cat([v, mid, mid.nextafter(v[1:]),
+                                mid.nextafter(v[:-1]),
+                                torch.tensor([float("inf"), 1e30, 1e-30],
+                                             device=DEV)])
+            probes = torch.cat([probes, -probes])[:N]
+            X[:probes.numel()] = probes
             Q, Z = ctx.empty((N,), Fd), ctx.empty((N,), Fd)
             Y = ctx.empty((N,), "f32")
             return dict(args=[X, Q, Y, Z],

@@ -222,6 +222,24 @@ def TileNVVMFloatMinMax
   let dependentDialects = ["mlir::LLVM::LLVMDialect"];
 }
 
+def TileNVVMF8Conversions
+    : Pass<"tile-nvvm-f8-conversions", "mlir::ModuleOp"> {
+  let summary = "Convert f32 <-> f8 with the cvt instructions of sm_89+";
+  let description = [{
+    For NVIDIA GPUs from sm_89 on, which convert two values per
+    instruction: `arith.truncf` from f32 to f8E4M3FN / f8E5M2 (scalars and
+    vectors) becomes `nvvm.convert.f32x2.to.f8x2` with round-to-nearest
+    and `.satfinite` (`cvt.rn.satfinite.e4m3x2.f32`: the language's
+    rounding, saturation included, NaN kept NaN), two lanes at a time;
+    `arith.extf` from f8 becomes `nvvm.convert.f8x2.to.f16x2` (exact) and an
+    f16 -> result extension (exact too). Older chips and the other targets
+    leave these conversions to tile-expand-f8 (integer operations), which
+    gives the same results.
+  }];
+  let dependentDialects = ["mlir::NVVM::NVVMDialect",
+                           "mlir::vector::VectorDialect"];
+}
+
 def TileNVVMTensorMapParams
     : Pass<"tile-nvvm-tensor-map-params", "mlir::ModuleOp"> {
   let summary = "Pass a kernel's tensor maps by value as __grid_constant__";

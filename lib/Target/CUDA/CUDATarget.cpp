@@ -161,6 +161,11 @@ public:
     buildGPUPipeline(pm);
     pm.addPass(createTileNVVMPartialBarriers());
     pm.addPass(createTileNVVMFloatMinMax());
+    // sm_89 and newer convert f32 <-> f8 in hardware (cvt ... e4m3x2);
+    // older chips in integer operations, as every other target.
+    if (version >= 89)
+      pm.addPass(createTileNVVMF8Conversions());
+    pm.addPass(tile::createTileExpandF8());
     // sm_80 and newer convert f32 -> bf16 in one instruction (cvt.rn.bf16);
     // older chips round in integer operations.
     bool nativeBF16 = version >= 80;

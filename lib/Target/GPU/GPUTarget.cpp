@@ -99,7 +99,6 @@ void tlc::buildTileToGPUPipeline(mlir::OpPassManager &pm) {
   pm.addPass(createTilePlanSharedMemory());
   pm.addPass(createConvertTileToGPU());
   pm.addPass(createTileGPUEliminateBarriers());
-  pm.addPass(tile::createTileExpandF8());
   pm.addPass(mlir::createCanonicalizerPass());
   pm.addPass(mlir::createCSEPass());
 }

@@ -42,7 +42,9 @@ llvm::Error writeFile(llvm::StringRef path, llvm::StringRef contents);
 
 /// The passes every GPU target runs from tile IR to gpu.func kernels:
 /// layouts, kernel ABI, pipelines, shared memory, convert-tile-to-gpu,
-/// barriers, canonicalize and cse.
+/// barriers, canonicalize and cse. (Each target then expands the f8
+/// conversions, tile-expand-f8, after lowering those it has instructions
+/// for.)
 void buildTileToGPUPipeline(mlir::OpPassManager &pm);
 
 class GPUTarget : public LLVMBasedTarget {

@@ -195,6 +195,7 @@ public:
   void buildLoweringPipeline(mlir::OpPassManager &pm,
                              const CompileOptions &options) const override {
     buildGPUPipeline(pm);
+    pm.addPass(tile::createTileExpandF8());
     pm.addPass(tile::createTileExpandBF16Truncf());
     std::string chip = "chipset=" + arch;
     // Math first, to ocml calls: inside convert-gpu-to-rocdl some functions

@@ -104,6 +104,7 @@ SPIRVBasedTarget::compile(mlir::ModuleOp module, EmitKind kind,
   if (options.configurePasses)
     options.configurePasses(pm);
   buildTileToGPUPipeline(pm);
+  pm.addPass(tile::createTileExpandF8());
   if (kind != EmitKind::GPU) {
     pm.addPass(createTileVulkanPrepareSPIRV());
     pm.addPass(createTileVulkanConvertToSPIRV());
