@@ -59,6 +59,10 @@ public:
 
   OwningOpRef<ModuleOp> generate(const tlc::Sema &sema) {
     module = ModuleOp::create(UnknownLoc::get(&ctx));
+    // Every tile fn is named before any body is generated: a fn may call
+    // one whose instance Sema created after its own.
+    for (const tlc::FnInstance &inst : sema.fnInstances())
+      fnNames[inst.decl.get()] = "tilefn_" + inst.mangledName;
     for (const tlc::FnInstance &inst : sema.fnInstances())
       genFn(inst);
     for (const tlc::KernelInfo &k : sema.kernels())
@@ -793,8 +797,7 @@ private:
   tlc::Type currentReturnType;
 
   void genFn(const tlc::FnInstance &inst) {
-    std::string name = "tilefn_" + inst.mangledName;
-    fnNames[inst.decl.get()] = name;
+    std::string name = fnNames.lookup(inst.decl.get());
     SmallVector<mlir::Type> argTypes, results;
     for (tlc::Symbol *a : inst.args)
       argTypes.push_back(a->type.kind == TypeKind::Tile ? memrefType(a->type)
