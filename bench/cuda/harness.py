@@ -1427,6 +1427,47 @@ def fp8_gemm_cases(cfg, heads):
     return cases
 
 
+def w4a16_cases(cfg, heads):
+    """w4a16_gemm.tl: C = A @ dequant(Wq)^T with 4-bit weights packed two
+    per byte along K and a scale per group of G. Vendors: cuBLAS on the
+    dense bf16 weights (what the layer costs unquantized) and torch eager
+    dequantizing first."""
+    T = heads["w4a16_gemm"]["argdoc"]["A"]["dtype"]
+    G = int(heads["w4a16_gemm"]["params"].get("G", 128))
+    sizes = [((5, 130, 3 * G), True), ((33, 77, 2 * G), True),
+             ((1, 4096, 4096), False), ((16, 4096, 4096), False),
+             ((1, 14336, 4096), False), ((16, 4096, 14336), False),
+             ((128, 14336, 4096), False), ((4096, 4096, 4096), False)]
+    cases = []
+    for (M, N, K), small in sizes:
+        def build(ctx, g, M=M, N=N, K=K):
+            A = ctx.rand(g, (M, K), T)
+            Wq = torch.randint(0, 256, (N, K // 2), generator=g, device=DEV,
+                               dtype=torch.int32).to(torch.uint8)
+            S = (ctx.rand(g, (K // G, N), "f32").abs() * 0.01
+                 + 0.001).to(TORCH_DTYPES[T])
+            C = ctx.empty((M, N), T)
+
+            def dequant(wq, s):  # element 2c in the low nibble of byte c
+                q = torch.stack([wq & 15, wq >> 4], -1).reshape(N, K)
+                return (q.to(s.dtype) - 8) * s.T.repeat_interleave(G, dim=1)
+            Wd = dequant(Wq, S.float()).to(TORCH_DTYPES[T])
+            return dict(args=[A, Wq, S, C], outputs=[("C", C)],
+                        reset=nan_(C),
+                        ref=lambda: [R(A) @ dequant(RD(Wq), R(S)).T],
+                        fake=None,
+                        vendors={"F.linear bf16 W": lambda: F.linear(A, Wd),
+                                 "torch dequant + F.linear":
+                                 lambda: F.linear(A, dequant(Wq, S))},
+                        flops=2.0 * M * N * K,
+                        bytes=DTYPE_SIZES[T] * (M * K + M * N + N * K / G)
+                        + N * K / 2.0,
+                        tol=tol_for(T, "gemm"))
+        cases.append(Case("w4a16_gemm", "w4a16_gemm %s G=%d %dx%dx%d" % (
+            T, G, M, N, K), small, build, "gemm"))
+    return cases
+
+
 def attention_ref(q, k, v, causal):
     """Reference attention: torch SDPA in float32, or by hand in float64
     where torch has no SDPA (--mock on an old torch)."""
@@ -1536,6 +1577,7 @@ CASES_BY_EXAMPLE = {"gemm.tl": gemm_cases, "linear.tl": linear_cases,
                     "block_sparse_attention.tl": block_sparse_cases,
                     "slices.tl": slices_cases,
                     "fp8.tl": fp8_cases,
+                    "w4a16_gemm.tl": w4a16_cases,
                     "fp8_quant.tl": fp8_quant_cases,
                     "fp8_gemm.tl": fp8_gemm_cases,
                     "flash_attention.tl": attention_cases}

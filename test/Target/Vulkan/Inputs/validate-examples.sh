@@ -7,7 +7,7 @@ out=$1 examples=$2
 for arch in lavapipe generic amd nvidia; do
   for ex in elementwise softmax rmsnorm layernorm layernorm_bwd colsum gemm \
       linear splitk_gemm grouped_gemm conv2d rope moe_topk paged_decode \
-      fp8_quant fp8_gemm flash_attention flash_attention_bwd; do
+      fp8_quant fp8_gemm w4a16_gemm flash_attention flash_attention_bwd; do
     spv="$out/$ex-$arch.spv"
     # f32 where the example takes it; flash attention in its own bf16 (its
     # f32 tiles at the defaults need more than 32 KiB, or than the amd
@@ -31,7 +31,7 @@ done
 # FP8 (as bytes) with both 16-bit activations.
 for t in f16 bf16; do
   for ex in softmax rmsnorm gemm linear grouped_gemm conv2d rope fp8_quant \
-      fp8_gemm; do
+      fp8_gemm w4a16_gemm; do
     tlc "$examples/$ex.tl" -target=vulkan -arch=generic -D T=$t -emit=spirv \
       -o "$out/$ex-$t.spv" 2> "$out/log" || { cat "$out/log"; exit 1; }
     if spirv-dis "$out/$ex-$t.spv" | grep -q "OpCapability Int64"; then

@@ -232,6 +232,16 @@ template <> struct Elem<f8e5m2_t> {
   static f8e5m2_t sentinel() { return f8e5m2_t{0xfd}; } // another NaN
 };
 
+template <> struct Elem<uint8_t> {
+  static constexpr tlc_dtype dtype = TLC_U8;
+  static constexpr const char *name = "u8";
+  static constexpr double tol = 0;
+  static float toFloat(uint8_t x) { return static_cast<float>(x); }
+  static uint8_t fromFloat(float x) { return static_cast<uint8_t>(x); }
+  static uint8_t nan() { return 0xff; }
+  static uint8_t sentinel() { return 0xa5; }
+};
+
 template <> struct Elem<int32_t> {
   static constexpr tlc_dtype dtype = TLC_I32;
   static constexpr const char *name = "i32";
