@@ -1468,6 +1468,57 @@ def w4a16_cases(cfg, heads):
     return cases
 
 
+def topk_gating_cases(cfg, heads):
+    """topk_gating.tl: group-limited top-k gating (DeepSeek-V3's router):
+    sigmoid scores plus a bias, top-2 group scores, TG groups, TopK
+    experts, weights renormalized and scaled; torch eager as the vendor."""
+    p = heads["topk_gating"]["params"]
+    T = heads["topk_gating"]["argdoc"]["Logits"]["dtype"]
+    NG, GS = int(p.get("NG", 8)), int(p.get("GS", 32))
+    TG, TopK = int(p.get("TG", 4)), int(p.get("TopK", 8))
+    scale = float(p.get("Scale", 2.5))
+    E = NG * GS
+
+    def gate(logits, bias):
+        n = logits.shape[0]
+        s = logits.float().sigmoid()
+        c = s + bias
+        gs = c.view(n, NG, GS).topk(2, dim=-1)[0].sum(-1)
+        gidx = gs.topk(TG, dim=-1)[1]
+        mask = torch.zeros(n, NG, device=c.device).scatter_(1, gidx, 1.0)
+        keep = mask.bool().unsqueeze(-1).expand(n, NG, GS).reshape(n, E)
+        ids = c.masked_fill(~keep, float("-inf")).topk(TopK, dim=-1)[1]
+        w = s.gather(1, ids)
+        return w / w.sum(-1, keepdim=True) * scale, ids.to(torch.int32)
+    cases = []
+    for tokens, small in [(37, True), (5, True), (4096, False),
+                          (65536, False)]:
+        def build(ctx, g, tokens=tokens):
+            L = ctx.rand(g, (tokens, E), T, scale=2.0)
+            B = ctx.rand(g, (E,), "f32", scale=0.1)
+            W = ctx.empty((tokens, TopK), "f32")
+            I = ctx.empty((tokens, TopK), "i32")
+
+            def reset():
+                W.fill_(float("nan"))
+                I.fill_(-1)
+
+            def ref():
+                w, ids = gate(RD(L), RD(B))
+                return [w, ids]
+            return dict(args=[L, B, W, I], outputs=[("Weights", W),
+                                                    ("Ids", I)],
+                        reset=reset, ref=ref, fake=None,
+                        vendors={"torch eager": lambda: gate(L, B)[0]},
+                        flops=None,
+                        bytes=tokens * E * DTYPE_SIZES[T] + 4.0 * E
+                        + 8.0 * tokens * TopK,
+                        tol=(1e-5, 1e-4))
+        cases.append(Case("topk_gating", "topk_gating %s T=%d E=%d" % (
+            T, tokens, E), small, build, "memory"))
+    return cases
+
+
 def attention_ref(q, k, v, causal):
     """Reference attention: torch SDPA in float32, or by hand in float64
     where torch has no SDPA (--mock on an old torch)."""
@@ -1578,6 +1629,7 @@ CASES_BY_EXAMPLE = {"gemm.tl": gemm_cases, "linear.tl": linear_cases,
                     "slices.tl": slices_cases,
                     "fp8.tl": fp8_cases,
                     "w4a16_gemm.tl": w4a16_cases,
+                    "topk_gating.tl": topk_gating_cases,
                     "fp8_quant.tl": fp8_quant_cases,
                     "fp8_gemm.tl": fp8_gemm_cases,
                     "flash_attention.tl": attention_cases}
