@@ -838,7 +838,11 @@ void KernelLowering::lowerReduce(tile::ReduceOp op) {
           {
             OpBuilder::InsertionGuard guard(b);
             b.setInsertionPointToStart(loop.getBody());
-            SmallVector<Value> full(index.begin(), index.end());
+            // (A rank-1 source reduces into a [1] tile: its index is not
+            // part of the source's.)
+            SmallVector<Value> full;
+            if (srcShape.size() > 1)
+              full.assign(index.begin(), index.end());
             full.insert(full.begin() + dim, loop.getInductionVar());
             Value v = prepared(b, memref::LoadOp::create(b, loc, src, full));
             scf::YieldOp::create(
@@ -947,6 +951,9 @@ void KernelLowering::lowerReduce(tile::ReduceOp op) {
       SmallVector<Value> index = fragment(dst)
                                      ? SmallVector<Value>()
                                      : result.elementIndex(b, loc, tid, r);
+      // A rank-1 source reduces to the one element of a [1] tile.
+      if (!fragment(dst) && index.empty())
+        index.push_back(indexConst(b, loc, 0));
       finish(b, partial[r], index, r);
     }
   });
