@@ -100,6 +100,7 @@ CONFIGS=(
   "fp8_gemm_e5m2|fp8_gemm.tl|T=bf16 F=f8e5m2"
   "fp8_convert|../test/e2e/cpu/Inputs/fp8.tl|"
   "topk_gating_bf16|topk_gating.tl|T=bf16"
+  "mla_decode_bf16|mla_decode.tl|T=bf16"
   "w4a16_bf16|w4a16_gemm.tl|T=bf16"
   "w4a16_bf16_m64|w4a16_gemm.tl|T=bf16 BM=64 BN=128 BK=128 Stages=3"
   "w4a16_bf16_n64|w4a16_gemm.tl|T=bf16 BM=16 BN=64 BK=256 Stages=4"

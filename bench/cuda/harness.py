@@ -521,12 +521,17 @@ def compare(out, ref):
     if o.shape != r.shape:
         raise ValueError("shape %s vs reference %s" % (tuple(o.shape),
                                                       tuple(r.shape)))
-    finite = torch.isfinite(o)
-    nonfinite = int((~finite).sum().item())
-    diff = torch.where(finite, o - r, torch.zeros_like(o))
+    # An infinity where the reference has the same one (a log-sum-exp of
+    # nothing, -inf) is a match; any other non-finite value on either side
+    # counts as non-finite.
+    both = torch.isfinite(o) & torch.isfinite(r)
+    same_inf = torch.isinf(r) & (o == r)
+    nonfinite = int((~both & ~same_inf).sum().item())
+    diff = torch.where(both, o - r, torch.zeros_like(o))
+    rf = torch.where(torch.isfinite(r), r, torch.zeros_like(r))
     max_abs = float(diff.abs().max().item()) if o.numel() else 0.0
-    scale = float(r.abs().max().item()) if r.numel() else 0.0
-    rnorm = float(torch.linalg.vector_norm(r).item()) if r.numel() else 0.0
+    scale = float(rf.abs().max().item()) if r.numel() else 0.0
+    rnorm = float(torch.linalg.vector_norm(rf).item()) if r.numel() else 0.0
     dnorm = float(torch.linalg.vector_norm(diff).item()) if r.numel() else 0.0
     res = {"max_abs": max_abs,
            "max_rel": max_abs / scale if scale > 0 else max_abs,
@@ -1519,6 +1524,93 @@ def topk_gating_cases(cfg, heads):
     return cases
 
 
+def mla_split_bounds(length, splits, bn):
+    """The token range [s0, s1) of each split (mla_decode.tl's rule)."""
+    chunk = -(-(-(-length // splits)) // bn) * bn
+    return [(sp * chunk, min(length, sp * chunk + chunk))
+            for sp in range(splits)]
+
+
+def mla_decode_cases(cfg, heads):
+    """mla_decode.tl: latent attention decode over a shared compressed KV
+    cache, split KV (mla_decode_split: per-split outputs and log-sum-exps)
+    then mla_combine; each kernel checked and timed on its own. The vendor
+    of the split kernel is SDPA over the whole cache (KV expanded over the
+    heads: a stride-0 view), which the two kernels together replace."""
+    if "mla_decode_split" not in heads:
+        return []
+    p = heads["mla_decode_split"]["params"]
+    T = heads["mla_decode_split"]["argdoc"]["Q"]["dtype"]
+    D, DV = int(p.get("D", 576)), int(p.get("DV", 512))
+    splits, bn = int(p.get("Splits", 8)), int(p.get("BN", 32))
+    cases = []
+    for (B, H, S, ragged), small in [((2, 20, 300, True), True),
+                                     ((1, 16, 77, True), True),
+                                     ((64, 16, 4096, False), False),
+                                     ((8, 128, 8192, False), False)]:
+        def build(ctx, g, B=B, H=H, S=S, ragged=ragged):
+            Q = ctx.rand(g, (B, H, D), T)
+            KV = ctx.rand(g, (B, S, D), T)
+            lens = [max(1, (S * (b + 1)) // B) if ragged else S
+                    for b in range(B)]
+            Lengths = torch.tensor(lens, device=DEV, dtype=torch.int32)
+            Op = ctx.empty((B, H, splits, DV), "f32")
+            Lp = ctx.empty((B, H, splits), "f32")
+            scale = 1.0 / math.sqrt(D)
+
+            def ref():
+                q, kv = R(Q), R(KV)
+                o = torch.zeros(B, H, splits, DV, dtype=torch.float64,
+                                device=q.device)
+                lse = torch.full((B, H, splits), float("-inf"),
+                                 dtype=torch.float64, device=q.device)
+                for b in range(B):
+                    for sp, (s0, s1) in enumerate(
+                            mla_split_bounds(lens[b], splits, bn)):
+                        if s0 >= s1:
+                            continue
+                        sc = q[b] @ kv[b, s0:s1].T * scale
+                        lse[b, :, sp] = torch.logsumexp(sc, -1)
+                        o[b, :, sp] = torch.softmax(sc, -1) @ kv[b, s0:s1, :DV]
+                return [o, lse]
+
+            def sdpa():
+                k = KV[:, None].expand(B, H, S, D)
+                return F.scaled_dot_product_attention(
+                    Q[:, :, None], k, k[..., :DV], scale=scale)
+            return dict(args=[Q, KV, Lengths, Op, Lp, scale],
+                        outputs=[("Opart", Op), ("Lpart", Lp)],
+                        reset=nan_(Op, Lp), ref=ref, fake=None,
+                        vendors={} if ragged else {"SDPA (KV expanded)": sdpa},
+                        vendor_no_error=True,  # the whole attention, unsplit
+                        flops=2.0 * B * H * S * (D + DV),
+                        bytes=DTYPE_SIZES[T] * B * (S * D + H * D)
+                        + 4.0 * B * H * splits * (DV + 1),
+                        tol=(2e-3, 2e-2))
+        cases.append(Case("mla_decode_split", "mla_decode_split %s B=%d H=%d "
+                          "S=%d%s" % (T, B, H, S, " ragged" if ragged else ""),
+                          small, build, "attention"))
+    if "mla_combine" not in heads:
+        return cases
+    for (B, H), small in [((2, 20), True), ((64, 128), False)]:
+        def build(ctx, g, B=B, H=H):
+            Op = ctx.rand(g, (B, H, splits, DV), "f32")
+            Lp = ctx.rand(g, (B, H, splits), "f32", scale=3.0)
+            Lp[:, :, splits // 2:] = float("-inf")   # empty splits weigh 0
+            O = ctx.empty((B, H, DV), T)
+
+            def ref():
+                w = torch.softmax(R(Lp), -1)
+                return [(w[..., None] * R(Op)).sum(-2)]
+            return dict(args=[Op, Lp, O], outputs=[("O", O)], reset=nan_(O),
+                        ref=ref, fake=None, vendors={}, flops=None,
+                        bytes=4.0 * B * H * splits * (DV + 1)
+                        + DTYPE_SIZES[T] * B * H * DV, tol=tol_for(T))
+        cases.append(Case("mla_combine", "mla_combine %s B=%d H=%d" % (
+            T, B, H), small, build, "memory"))
+    return cases
+
+
 def attention_ref(q, k, v, causal):
     """Reference attention: torch SDPA in float32, or by hand in float64
     where torch has no SDPA (--mock on an old torch)."""
@@ -1630,6 +1722,7 @@ CASES_BY_EXAMPLE = {"gemm.tl": gemm_cases, "linear.tl": linear_cases,
                     "fp8.tl": fp8_cases,
                     "w4a16_gemm.tl": w4a16_cases,
                     "topk_gating.tl": topk_gating_cases,
+                    "mla_decode.tl": mla_decode_cases,
                     "fp8_quant.tl": fp8_quant_cases,
                     "fp8_gemm.tl": fp8_gemm_cases,
                     "flash_attention.tl": attention_cases}

@@ -7,7 +7,7 @@ out=$1 examples=$2
 for arch in lavapipe generic amd nvidia; do
   for ex in elementwise softmax rmsnorm layernorm layernorm_bwd colsum gemm \
       linear splitk_gemm grouped_gemm conv2d rope moe_topk paged_decode \
-      fp8_quant fp8_gemm w4a16_gemm topk_gating flash_attention \
+      fp8_quant fp8_gemm w4a16_gemm topk_gating mla_decode flash_attention \
       flash_attention_bwd; do
     spv="$out/$ex-$arch.spv"
     # f32 where the example takes it; flash attention in its own bf16 (its
