@@ -86,6 +86,10 @@ double tlc::roundToFloatDType(double v, DType t) {
   default:
     return v;
   }
+  // f8 conversions of f64 values round to f32 first, as generated code
+  // does (the literal is an f32 there).
+  if (isF8(t))
+    v = double(float(v));
   llvm::APFloat x(v);
   if (isF8(t) && !std::isnan(v)) { // saturating, infinities included
     llvm::APFloat largest = llvm::APFloat::getLargest(*sem);

@@ -30,7 +30,6 @@ gpu.module @k {
 // CHECK: nvvm.convert.f8x2.to.f16x2 %{{.*}} : vector<2xi8>(f8E4M3FN) -> vector<2xf16>
 // CHECK: arith.extf %{{.*}} : f16 to f32
 // CHECK: nvvm.convert.f8x2.to.f16x2 %{{.*}} : vector<2xi8>(f8E5M2) -> vector<2xf16>
-// CHECK-NOT: arith.extf %{{.*}} : f16 to f16
 // CHECK: arith.extf %{{.*}} : f8E4M3FN to bf16
 // CHECK: arith.truncf %{{.*}} : bf16 to f8E4M3FN
   gpu.func @ext(%x: f8E4M3FN, %y: vector<2xf8E5M2>, %z: bf16)

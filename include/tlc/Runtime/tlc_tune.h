@@ -333,7 +333,7 @@ inline double tolerance(int32_t dtype) {
     return 3e-2;
   case TLC_F8E4M3:
   case TLC_F8E5M2:
-    return 0.25; // a few units of the last place of a 3-bit mantissa
+    return 0.075; // one unit of the last place at the top of the range
   default:
     return 0; // integers and bools must agree exactly
   }

@@ -118,10 +118,17 @@ Value tlc::tile::decodeF8ToF32(OpBuilder &b, Location loc, Value v) {
   if (f.hasInf) {
     Value isSpecial = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge,
                                             mag, e.i32(0x7c));
+    // Infinity when the mantissa is 0, else a quiet NaN.
+    Value mantissa = arith::AndIOp::create(b, loc, mag, e.i32(3));
+    Value quiet = arith::SelectOp::create(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, mantissa,
+                              e.i32(0)),
+        e.i32(0x400000), e.i32(0));
     Value infNaN = arith::OrIOp::create(
         b, loc, e.i32(0x7f800000),
-        arith::ShLIOp::create(
-            b, loc, arith::AndIOp::create(b, loc, mag, e.i32(3)), e.i32(21)));
+        arith::OrIOp::create(
+            b, loc, arith::ShLIOp::create(b, loc, mantissa, e.i32(21)), quiet));
     bits = arith::SelectOp::create(b, loc, isSpecial, infNaN, bits);
   } else {
     Value isNaN = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, mag,
@@ -187,10 +194,11 @@ Value tlc::tile::encodeF32ToF8(OpBuilder &b, Location loc, Value v,
   Value code = arith::SelectOp::create(b, loc, isSubnormal, subnormal, normal);
   // Saturate (infinities included), then NaN stays NaN.
   code = arith::MinUIOp::create(b, loc, code, e.i32(f.maxCode));
+  code = arith::OrIOp::create(b, loc, code, sign);
+  // NaN is the positive NaN code, as the host helpers and cvt give it.
   Value isNaN = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, a,
                                       e.i32(0x7f800000));
   code = arith::SelectOp::create(b, loc, isNaN, e.i32(f.nanCode), code);
-  code = arith::OrIOp::create(b, loc, code, sign);
   Value byte = arith::TruncIOp::create(b, loc, e.retype(b.getI8Type()), code);
   return arith::BitcastOp::create(b, loc, e.retype(f8), byte);
 }

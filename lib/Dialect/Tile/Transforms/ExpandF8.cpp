@@ -62,7 +62,7 @@ struct TileExpandF8 : public tlc::tile::impl::TileExpandF8Base<TileExpandF8> {
     SmallVector<Operation *> work;
     bool failed = false;
     getOperation()->walk([&](Operation *op) {
-      if (!llvm::isa<arith::ArithDialect>(op->getDialect()))
+      if (!llvm::isa_and_nonnull<arith::ArithDialect>(op->getDialect()))
         return;
       bool f8 = llvm::any_of(op->getOperandTypes(), hasF8) ||
                 llvm::any_of(op->getResultTypes(), hasF8);
