@@ -583,9 +583,14 @@ def RD(t):
 
 
 def nan_(*ts):
+    """Poisons tensors with NaN, 8-bit float ones through their bytes (0x7f
+    is NaN in both f8 formats; torch fills no f8 tensor)."""
     def f():
         for t in ts:
-            t.fill_(float("nan"))
+            if t.element_size() == 1 and t.is_floating_point():
+                t.view(torch.uint8).fill_(0x7f)
+            else:
+                t.fill_(float("nan"))
     return f
 
 
@@ -1283,17 +1288,6 @@ def same_values(a, b):
     return torch.equal(torch.nan_to_num(a), torch.nan_to_num(b))
 
 
-def nan_f8_(*ts):
-    """Poisons tensors, f8 ones through their bytes (0x7f is NaN in both)."""
-    def f():
-        for t in ts:
-            if t.element_size() == 1 and t.is_floating_point():
-                t.view(torch.uint8).fill_(0x7f)
-            else:
-                t.fill_(float("nan"))
-    return f
-
-
 def f8_saturate(x, Fd):
     """x (float) as tlc converts it to Fd: clamped to the largest finite
     value (torch's own conversion keeps infinities or gives NaN), then
@@ -1328,7 +1322,7 @@ def fp8_cases(cfg, heads):
             Y = ctx.empty((N,), "f32")
             return dict(args=[X, Q, Y, Z],
                         outputs=[("Q", Q), ("Y", Y), ("Z", Z)],
-                        reset=nan_f8_(Q, Y, Z),
+                        reset=nan_(Q, Y, Z),
                         ref=lambda: [f8_saturate(RD(X), Fd)] * 3, fake=None,
                         vendors={}, flops=None, bytes=N * 6.0,
                         tol=(0.0, 0.0))
@@ -1351,7 +1345,7 @@ def fp8_cases(cfg, heads):
                 return [q, f8_saturate(2.0 * q - 1.0, Fd), f8_saturate(q, Gd)]
             return dict(args=[Q, W, V, U],
                         outputs=[("W", W), ("V", V), ("U", U)],
-                        reset=nan_f8_(W, V, U), ref=ref, fake=None,
+                        reset=nan_(W, V, U), ref=ref, fake=None,
                         vendors={}, flops=None, bytes=N * 6.0,
                         tol=(0.0, 0.0))
         cases.append(Case("f8_elements", "f8_elements %s N=%d" % (Fd, N),
@@ -1383,7 +1377,7 @@ def fp8_quant_cases(cfg, heads):
                 q, s = quantize(RD(X))
                 return [q, s]
             return dict(args=[X, Q, S], outputs=[("Q", Q), ("S", S)],
-                        reset=nan_f8_(Q, S), ref=ref, fake=None,
+                        reset=nan_(Q, S), ref=ref, fake=None,
                         vendors={"torch eager": lambda: quantize(X)[0]},
                         flops=None,
                         bytes=M * N * (DTYPE_SIZES[T] + 1.0) + 4.0 * M,

@@ -34,6 +34,9 @@ using namespace tlc::gpu_lowering;
 
 namespace {
 
+/// Bytes of one element of a wgmma operand type (f16/bf16 2, f8 1).
+int64_t elementBytes(Type elem) { return elem.getIntOrFloatBitWidth() / 8; }
+
 /// The swizzle `operand` of `op` is read in: a 16-bit or 8-bit float shared
 /// tile of whole 8-row groups whose rows are a multiple of 32 bytes, that
 /// only whole-tile copies write and only gemms read (the ops that know
@@ -47,7 +50,7 @@ int64_t swizzleFor(Value operand) {
   if (type.getRank() != 2 || type.getShape()[0] % 8 ||
       !(elem.isF16() || elem.isBF16() || tile::isF8Type(elem)))
     return 0;
-  int64_t rowBytes = type.getShape()[1] * (elem.getIntOrFloatBitWidth() / 8);
+  int64_t rowBytes = type.getShape()[1] * elementBytes(elem);
   int64_t swizzle = rowBytes % 128 == 0  ? 128
                     : rowBytes % 64 == 0 ? 64
                     : rowBytes % 32 == 0 ? 32
@@ -118,9 +121,8 @@ public:
   bool warpTileSuits(tile::GemmOp op, int64_t gm, int64_t gn) const override {
     if (op.getTransposeB())
       return true;
-    int64_t width =
-        swizzleFor(op.getB()) /
-        (memrefType(op.getB()).getElementType().getIntOrFloatBitWidth() / 8);
+    int64_t width = swizzleFor(op.getB()) /
+                    elementBytes(memrefType(op.getB()).getElementType());
     return width > 0 && instructionN(gn) % width == 0;
   }
   int64_t operandSwizzle(tile::GemmOp op, Value operand) const override {
@@ -244,7 +246,7 @@ LogicalResult nvidia::lowerWgmma(KernelLowering &k, tile::GemmOp op,
       memrefType(B).getElementType() != elem || (f8 && af))
     return failure();
   // One instruction covers 32 bytes of K.
-  const int64_t elemBytes = elem.getIntOrFloatBitWidth() / 8;
+  const int64_t elemBytes = elementBytes(elem);
   const int64_t stepK = 32 / elemBytes;
   auto cShape = memrefType(op.getC()).getShape();
   int64_t M = cShape[0], N = cShape[1];
