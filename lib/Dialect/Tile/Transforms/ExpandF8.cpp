@@ -24,24 +24,6 @@ namespace {
 
 bool hasF8(Type t) { return isF8Type(getElementTypeOrSelf(t)); }
 
-Type withElement(Type like, Type elem) {
-  if (auto vt = llvm::dyn_cast<VectorType>(like))
-    return VectorType::get(vt.getShape(), elem);
-  return elem;
-}
-
-/// A float value converted exactly or by one rounding to `to` (f32 <-> the
-/// other IEEE widths).
-Value convertFloat(OpBuilder &b, Location loc, Value v, Type to) {
-  Type from = getElementTypeOrSelf(v.getType());
-  if (from == to)
-    return v;
-  Type t = withElement(v.getType(), to);
-  if (from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth())
-    return arith::ExtFOp::create(b, loc, t, v);
-  return arith::TruncFOp::create(b, loc, t, v);
-}
-
 /// `c` (an f8 constant) as i8 bits and a bitcast back to its type.
 Value expandConstant(OpBuilder &b, arith::ConstantOp c) {
   Type i8 = b.getI8Type();
@@ -91,12 +73,13 @@ struct TileExpandF8 : public tlc::tile::impl::TileExpandF8Base<TileExpandF8> {
       } else if (auto ext = llvm::dyn_cast<arith::ExtFOp>(op)) {
         // f8 -> wider: decode (an f8 is never the result of an extf).
         Value wide = tlc::tile::decodeF8ToF32(b, loc, ext.getIn());
-        replacement =
-            convertFloat(b, loc, wide, getElementTypeOrSelf(ext.getType()));
+        replacement = tlc::tile::castElements(
+            b, loc, wide, getElementTypeOrSelf(ext.getType()));
       } else {
         auto trunc = llvm::cast<arith::TruncFOp>(op);
         auto f8 = llvm::cast<FloatType>(getElementTypeOrSelf(trunc.getType()));
-        Value narrow = convertFloat(b, loc, trunc.getIn(), b.getF32Type());
+        Value narrow =
+            tlc::tile::castElements(b, loc, trunc.getIn(), b.getF32Type());
         replacement = tlc::tile::encodeF32ToF8(b, loc, narrow, f8);
       }
       op->getResult(0).replaceAllUsesWith(replacement);
