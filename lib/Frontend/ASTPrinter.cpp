@@ -315,6 +315,23 @@ private:
         printStmt(*f.body, depth + 1);
       return;
     }
+    case DeclKind::Operation: {
+      auto &o = static_cast<const OperationDecl &>(d);
+      line(depth) << "OperationDecl " << o.name;
+      end(d.range.Start);
+      printParams(o.params, depth + 1);
+      printArgs(o.args, depth + 1);
+      for (const OperationStep &step : o.steps) {
+        if (step.scratch) {
+          line(depth + 1) << "Scratch " << step.scratch->name << ": "
+                          << typeText(step.scratch->type);
+          end(step.scratch->range.Start);
+        } else {
+          printExpr(*step.launch, depth + 1);
+        }
+      }
+      return;
+    }
     }
   }
 

@@ -18,6 +18,7 @@ llvm::StringRef tlc::tokKindName(TokKind kind) {
   case TokKind::FloatLit: return "floating-point literal";
   case TokKind::StringLit: return "string literal";
   case TokKind::KwKernel: return "'kernel'";
+  case TokKind::KwOperation: return "'operation'";
   case TokKind::KwTile: return "'tile'";
   case TokKind::KwFn: return "'fn'";
   case TokKind::KwImport: return "'import'";
@@ -232,6 +233,7 @@ Token Lexer::lexIdentifier(const char *start) {
   TokKind kind =
       llvm::StringSwitch<TokKind>(llvm::StringRef(start, cur - start))
           .Case("kernel", TokKind::KwKernel)
+          .Case("operation", TokKind::KwOperation)
           .Case("tile", TokKind::KwTile)
           .Case("fn", TokKind::KwFn)
           .Case("import", TokKind::KwImport)

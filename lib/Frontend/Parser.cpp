@@ -98,7 +98,7 @@ std::optional<MemScope> scopeKeyword(TokKind kind) {
 
 bool isDeclStart(TokKind kind) {
   return kind == TokKind::KwKernel || kind == TokKind::KwTile ||
-         kind == TokKind::KwImport;
+         kind == TokKind::KwImport || kind == TokKind::KwOperation;
 }
 
 bool startsExpr(TokKind kind) {
@@ -275,6 +275,7 @@ private:
       case TokKind::Eof:
       case TokKind::RBrace:
       case TokKind::KwKernel:
+      case TokKind::KwOperation:
       case TokKind::KwTile:
       case TokKind::KwImport:
         return noteSkipEnd();
@@ -297,6 +298,8 @@ private:
 
   DeclPtr parseImport();
   DeclPtr parseKernel();
+  DeclPtr parseOperation();
+  bool parseScratch(ScratchDecl &scratch);
   DeclPtr parseFn();
   bool parseParams(std::vector<ParamDecl> &params);
   /// `tune NAME in [v, ...] {, NAME in [...]} [where expr]`.
@@ -369,11 +372,16 @@ std::unique_ptr<Module> Parser::parseModule() {
     case TokKind::KwKernel:
       decl = parseKernel();
       break;
+    case TokKind::KwOperation:
+      decl = parseOperation();
+      break;
     case TokKind::KwTile:
       decl = parseFn();
       break;
     default:
-      error(tok.loc(), "expected 'kernel', 'tile fn' or 'import' at top level",
+      error(tok.loc(),
+            "expected 'kernel', 'operation', 'tile fn' or 'import' at top "
+            "level",
             tok.range);
       consume();
     }
@@ -440,6 +448,67 @@ DeclPtr Parser::parseKernel() {
     return nullptr;
   k->range = rangeFrom(start);
   return k;
+}
+
+DeclPtr Parser::parseOperation() {
+  SMLoc start = tok.loc();
+  consume();
+  auto op = std::make_unique<OperationDecl>(SMRange());
+  if (!expectIdent(op->name, op->nameRange, "operation name"))
+    return nullptr;
+  if (tok.is(TokKind::Less) && !parseParams(op->params))
+    return nullptr;
+  if (!expect(TokKind::LParen) || !parseArgs(op->args, /*inFn=*/false))
+    return nullptr;
+  if (!expect(TokKind::LBrace, "expected '{' after the operation's arguments"))
+    return nullptr;
+  while (!consumeIf(TokKind::RBrace)) {
+    if (tok.is(TokKind::Eof)) {
+      errorHere("expected '}' at the end of operation '" + op->name + "'");
+      return nullptr;
+    }
+    OperationStep step;
+    // `scratch` is a word only here, not a keyword.
+    if (tok.is(TokKind::Ident) && tok.spelling == "scratch" &&
+        peek().is(TokKind::Ident)) {
+      step.scratch.emplace();
+      if (!parseScratch(*step.scratch))
+        return nullptr;
+    } else {
+      ExprPtr e = parseExpr();
+      if (!e)
+        return nullptr;
+      if (e->kind != ExprKind::Call) {
+        error(e->range.Start,
+              "an operation declares scratch tensors ('scratch NAME: "
+              "DTYPE[...];') and launches kernels ('kernel_name(arguments);'), "
+              "nothing else",
+              e->range);
+        return nullptr;
+      }
+      step.launch.reset(static_cast<CallExpr *>(e.release()));
+      if (!expectSemi("kernel launch"))
+        return nullptr;
+    }
+    op->steps.push_back(std::move(step));
+  }
+  op->range = rangeFrom(start);
+  return op;
+}
+
+bool Parser::parseScratch(ScratchDecl &scratch) {
+  SMLoc start = tok.loc();
+  consume();
+  if (!expectIdent(scratch.name, scratch.range, "scratch tensor name") ||
+      !expect(TokKind::Colon) || !parseType(scratch.type))
+    return false;
+  if (!scratch.type.hasShape)
+    return error(scratch.type.range.Start,
+                 "a scratch tensor has a shape: 'scratch " + scratch.name +
+                     ": " + scratch.type.elemName + "[...];'",
+                 scratch.type.range);
+  scratch.range = rangeFrom(start);
+  return expectSemi("scratch declaration");
 }
 
 bool Parser::parseTune(KernelDecl &k) {

@@ -497,7 +497,255 @@ void Sema::Impl::bindSymDim(KernelInfo &info, NameExpr *n, unsigned arg,
   checkName(n);
 }
 
+//===--- Operations -------------------------------------------------------===//
+
+/// The first part of `e` that only exists on the device (an element of a
+/// tensor, a tensor, a tile fn call), or null.
+static const Expr *deviceOnlyPart(const Expr *e) {
+  if (!e)
+    return nullptr;
+  switch (e->kind) {
+  case ExprKind::Index:
+  case ExprKind::Slice:
+    return e;
+  case ExprKind::Name:
+    return e->type.kind == TypeKind::Tensor ? e : nullptr;
+  case ExprKind::Call: {
+    auto *c = static_cast<const CallExpr *>(e);
+    if (c->resolvedFn)
+      return c;
+    for (const ExprPtr &a : c->args)
+      if (const Expr *f = deviceOnlyPart(a.get()))
+        return f;
+    return nullptr;
+  }
+  case ExprKind::Unary:
+    return deviceOnlyPart(static_cast<const UnaryExpr *>(e)->operand.get());
+  case ExprKind::Binary: {
+    auto *b = static_cast<const BinaryExpr *>(e);
+    if (const Expr *f = deviceOnlyPart(b->lhs.get()))
+      return f;
+    return deviceOnlyPart(b->rhs.get());
+  }
+  case ExprKind::Ternary: {
+    auto *t = static_cast<const TernaryExpr *>(e);
+    for (const Expr *x :
+         {t->cond.get(), t->trueValue.get(), t->falseValue.get()})
+      if (const Expr *f = deviceOnlyPart(x))
+        return f;
+    return nullptr;
+  }
+  default:
+    return nullptr;
+  }
+}
+
+bool Sema::Impl::checkHostExpr(Expr *e, const char *what) {
+  Type t = checkExpr(e);
+  if (t.isInvalid())
+    return false;
+  if (const Expr *part = deviceOnlyPart(e)) {
+    diags.error(part->range, std::string(what) +
+                                 " is computed by the launch stub before any "
+                                 "kernel runs: it may use parameters, "
+                                 "symbolic dimensions and scalar arguments, "
+                                 "not tensor data or tile fns");
+    return false;
+  }
+  return true;
+}
+
+void Sema::Impl::checkScratch(OperationInfo &info, ScratchDecl &scratch) {
+  auto dtype = resolveDType(scratch.type.elemName, scratch.type.elemRange);
+  std::vector<Dim> shape;
+  bool ok = dtype.has_value();
+  for (ExprPtr &d : scratch.type.dims) {
+    if (!checkHostExpr(d.get(), "a scratch dimension")) {
+      ok = false;
+      continue;
+    }
+    if (!isIntegerLike(d->type)) {
+      diags.error(d->range,
+                  "a scratch dimension is an integer, got " + d->type.str());
+      ok = false;
+      continue;
+    }
+    if (d->constValue && d->constValue->i <= 0) {
+      diags.error(d->range, "tensor dimension must be positive");
+      ok = false;
+    }
+    shape.push_back(d->constValue ? Dim{d->constValue->i, ""} : Dim{-1, ""});
+  }
+  if (scratch.type.dims.empty() || scratch.type.dims.size() > 8) {
+    diags.error(scratch.type.range, "tensors have rank 1 to 8");
+    ok = false;
+  }
+  Type t = ok ? Type::tile(*dtype, MemScope::Global, shape) : Type::invalid();
+  scratch.symbol = declare(SymbolKind::Arg, scratch.name, scratch.range, t);
+  scratch.symbol->index = -1 - int(info.scratch.size());
+  info.scratch.push_back(&scratch);
+}
+
+const KernelInfo *Sema::Impl::launchedKernel(const std::string &name) {
+  for (const KernelInfo &k : self.kernelInfos)
+    if (k.decl && k.decl->name == name)
+      return &k;
+  for (const KernelInfo &k : skippedKernels)
+    if (k.decl->name == name)
+      return &k;
+  if (!selection.skip.count(name))
+    return nullptr;
+  for (DeclPtr &d : program->modules[0]->decls) {
+    if (d->kind != DeclKind::Kernel ||
+        static_cast<KernelDecl *>(d.get())->name != name)
+      continue;
+    // checkKernel appends to the kernels to compile: move it aside.
+    KernelInfo *saved = kernel;
+    checkKernel(static_cast<KernelDecl *>(d.get()));
+    kernel = saved;
+    skippedKernels.push_back(std::move(self.kernelInfos.back()));
+    self.kernelInfos.pop_back();
+    return &skippedKernels.back();
+  }
+  return nullptr;
+}
+
+void Sema::Impl::checkLaunch(OperationInfo &info, CallExpr *call) {
+  const std::string &opName = info.decl->name;
+  const KernelInfo *callee = launchedKernel(call->callee);
+  if (!callee) {
+    bool isOperation = llvm::any_of(self.operationInfos, [&](auto &o) {
+      return o.decl->name == call->callee;
+    });
+    diags.error(call->calleeRange,
+                isOperation ? "an operation launches kernels, not other "
+                              "operations ('" +
+                                  call->callee + "')"
+                            : "'" + call->callee +
+                                  "' is not a kernel of this file; an "
+                                  "operation launches the file's kernels");
+    return;
+  }
+  if (!call->kwargs.empty())
+    diags.error(call->kwargs.front().nameRange,
+                "a kernel launch takes no keyword arguments");
+  if (call->args.size() != callee->args.size()) {
+    diags.error(call->range, "kernel '" + call->callee + "' takes " +
+                                 std::to_string(callee->args.size()) +
+                                 " arguments, got " +
+                                 std::to_string(call->args.size()));
+    return;
+  }
+  OperationLaunch launch;
+  launch.kernel = callee;
+  launch.call = call;
+  for (size_t i = 0; i < call->args.size(); ++i) {
+    Expr *a = call->args[i].get();
+    const Symbol *param = callee->args[i];
+    const ArgDecl &paramDecl = callee->decl->args[i];
+    LaunchArg arg;
+    if (param->type.kind != TypeKind::Tensor) {
+      arg.kind = LaunchArg::Scalar;
+      arg.value = a;
+      if (checkHostExpr(a, "a scalar argument of a launch") &&
+          !param->type.isInvalid())
+        checkConvertible(a->type, param->type.dtype, a->range,
+                         "argument '" + param->name + "' of '" + call->callee +
+                             "'");
+      launch.args.push_back(arg);
+      continue;
+    }
+    // Tensors are passed by name: an argument of the operation or one of
+    // its scratch tensors.
+    const Symbol *sym = nullptr;
+    if (a->kind == ExprKind::Name) {
+      checkName(static_cast<NameExpr *>(a));
+      sym = static_cast<NameExpr *>(a)->symbol;
+    }
+    if (!sym || sym->kind != SymbolKind::Arg ||
+        sym->type.kind != TypeKind::Tensor) {
+      if (!a->type.isInvalid() || a->kind != ExprKind::Name)
+        diags.error(a->range, "argument '" + param->name + "' of '" +
+                                  call->callee +
+                                  "' is a tensor: pass a tensor argument of "
+                                  "the operation or a scratch tensor by name");
+      continue;
+    }
+    const Type &have = sym->type, &want = param->type;
+    if (want.isInvalid())
+      continue;
+    auto describe = [&] {
+      return "'" + sym->name + "' is " + have.str() + " but '" + call->callee +
+             "' takes " + param->name + ": " + want.str();
+    };
+    if (have.dtype != want.dtype || have.rank() != want.rank()) {
+      diags.error(a->range, describe());
+      continue;
+    }
+    for (unsigned d = 0; d < have.rank(); ++d)
+      if (have.shape[d].isStatic() && want.shape[d].isStatic() &&
+          have.shape[d].size != want.shape[d].size) {
+        diags.error(a->range, describe() + " (dimension " + std::to_string(d) +
+                                  " differs)");
+        break;
+      }
+    bool scratch = sym->index < 0;
+    arg.kind = scratch ? LaunchArg::Scratch : LaunchArg::Tensor;
+    arg.index = scratch ? unsigned(-1 - sym->index) : unsigned(sym->index);
+    if (!scratch && paramDecl.qualifier != ArgQualifier::In &&
+        info.decl->args[arg.index].qualifier == ArgQualifier::In)
+      diags.error(a->range, "'" + call->callee + "' writes its argument '" +
+                                param->name + "', but '" + sym->name +
+                                "' is an input of operation '" + opName +
+                                "'; declare it 'out' or 'inout'");
+    launch.args.push_back(arg);
+  }
+  if (launch.args.size() == call->args.size())
+    info.launches.push_back(std::move(launch));
+}
+
+void Sema::Impl::checkOperation(OperationDecl *o) {
+  self.operationInfos.push_back(OperationInfo{});
+  OperationInfo &info = self.operationInfos.back();
+  info.decl = o;
+  KernelInfo &signature = info.signature;
+  signature.name = o->name;
+  kernel = &signature;
+  fnInstance = nullptr;
+  resetScopes();
+  pushScope();
+  for (ParamDecl &p : o->params) {
+    auto v = kernelParamValue(p);
+    Type t = v ? typeOfConst(*v) : Type::invalid();
+    p.symbol = declare(SymbolKind::Param, p.name, p.range, t);
+    p.symbol->constValue = v;
+    if (v)
+      signature.params.push_back({p.name, *v});
+  }
+  for (size_t i = 0; i < o->args.size(); ++i)
+    checkKernelArg(signature, o->args[i], i);
+  for (OperationStep &step : o->steps) {
+    if (step.scratch)
+      checkScratch(info, *step.scratch);
+    else
+      checkLaunch(info, step.launch.get());
+  }
+  for (size_t j = 0; j < info.scratch.size(); ++j)
+    if (!llvm::any_of(info.launches, [&](const OperationLaunch &l) {
+          return llvm::any_of(l.args, [&](const LaunchArg &a) {
+            return a.kind == LaunchArg::Scratch && a.index == j;
+          });
+        }))
+      diags.warning(info.scratch[j]->range.Start,
+                    "scratch tensor '" + info.scratch[j]->name +
+                        "' is not passed to any kernel");
+  if (o->steps.empty() || info.launches.empty())
+    diags.error(o->nameRange, "operation '" + o->name + "' launches no kernel");
+  kernel = nullptr;
+}
+
 bool Sema::Impl::check(Program &program) {
+  this->program = &program;
   // Tile fns are visible across all modules of the program.
   for (auto &m : program.modules)
     for (DeclPtr &d : m->decls)
@@ -543,6 +791,31 @@ bool Sema::Impl::check(Program &program) {
     checkKernel(k);
     if (diags.tooManyErrors())
       break;
+  }
+  // Operations, once their kernels are checked; not when only some
+  // kernels (tuned variants) are.
+  if (selection.only.empty() && selection.suffix.empty()) {
+    // Kernels skipped here first: checking one resets the scopes and may
+    // move the checked kernels.
+    for (DeclPtr &d : program.modules[0]->decls)
+      if (d->kind == DeclKind::Operation)
+        for (OperationStep &step : static_cast<OperationDecl *>(d.get())->steps)
+          if (step.launch)
+            launchedKernel(step.launch->callee);
+    for (DeclPtr &d : program.modules[0]->decls) {
+      if (d->kind != DeclKind::Operation)
+        continue;
+      auto *o = static_cast<OperationDecl *>(d.get());
+      if (!kernelNames.insert(o->name).second) {
+        diags.error(o->nameRange, "'" + o->name +
+                                      "' is already the name of a kernel or "
+                                      "an operation of this file");
+        continue;
+      }
+      checkOperation(o);
+      if (diags.tooManyErrors())
+        break;
+    }
   }
   // Check tile fns that no kernel instantiated, when they are not generic.
   for (auto &m : program.modules)

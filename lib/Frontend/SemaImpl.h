@@ -330,6 +330,21 @@ struct Sema::Impl {
 
   void bindSymDim(KernelInfo &info, NameExpr *n, unsigned arg, unsigned dim);
 
+  //===--- Operations ---------------------------------------------------===//
+
+  void checkOperation(OperationDecl *o);
+  /// The checked kernel `name` of the main file; a kernel this check skips
+  /// (a tuned one, compiled in variants) is checked with its defaults for
+  /// the launches of operations, and not compiled.
+  const KernelInfo *launchedKernel(const std::string &name);
+  Program *program = nullptr;
+  std::deque<KernelInfo> skippedKernels;
+  /// Checks an expression the operation's stub computes on the host (a
+  /// scratch dimension, a scalar launch argument); false when it cannot be.
+  bool checkHostExpr(Expr *e, const char *what);
+  void checkScratch(OperationInfo &info, ScratchDecl &scratch);
+  void checkLaunch(OperationInfo &info, CallExpr *call);
+
   //===--- Program ------------------------------------------------------===//
 
   bool check(Program &program);

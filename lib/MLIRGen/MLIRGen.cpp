@@ -67,6 +67,12 @@ public:
       genFn(inst);
     for (const tlc::KernelInfo &k : sema.kernels())
       genKernel(k);
+    SmallVector<Attribute> operations;
+    for (const tlc::OperationInfo &o : sema.operations())
+      operations.push_back(tlc::buildOperationSignature(o).toAttr(&ctx));
+    if (!operations.empty())
+      (*module)->setAttr(tlc::tile::attr::kOperations,
+                         ArrayAttr::get(&ctx, operations));
     return std::move(module);
   }
 

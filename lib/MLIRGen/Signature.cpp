@@ -142,3 +142,44 @@ KernelSignature tlc::buildSignature(const KernelInfo &k) {
       s.grid.push_back(convertGrid(k.decl->grid[g].get(), k));
   return s;
 }
+
+OperationSignature tlc::buildOperationSignature(const OperationInfo &op) {
+  OperationSignature o;
+  o.signature = buildSignature(op.signature);
+  for (unsigned i = 0; i < o.signature.args.size(); ++i) {
+    const ArgDecl &decl = op.decl->args[i];
+    SignatureArg &arg = o.signature.args[i];
+    arg.access = decl.qualifier == ArgQualifier::Out     ? ArgAccess::Out
+                 : decl.qualifier == ArgQualifier::InOut ? ArgAccess::InOut
+                                                         : ArgAccess::In;
+    for (const ExprPtr &d : decl.type.dims)
+      arg.dimNames.push_back(d && d->kind == ExprKind::Name
+                                 ? static_cast<const NameExpr *>(d.get())->name
+                                 : "");
+  }
+  for (const ScratchDecl *decl : op.scratch) {
+    ScratchTensor t;
+    t.name = decl->name;
+    t.dtype = decl->symbol->type.dtype;
+    for (const ExprPtr &d : decl->type.dims)
+      t.shape.push_back(convertGrid(d.get(), op.signature));
+    o.scratch.push_back(std::move(t));
+  }
+  for (const OperationLaunch &l : op.launches) {
+    KernelLaunch launch;
+    launch.kernel = l.kernel->name;
+    for (size_t i = 0; i < l.args.size(); ++i) {
+      const LaunchArg &a = l.args[i];
+      LaunchArgument arg;
+      arg.kind = static_cast<LaunchArgument::Kind>(a.kind);
+      arg.index = a.index;
+      if (a.kind == LaunchArg::Scalar) {
+        arg.value = convertGrid(a.value, op.signature);
+        arg.scalarType = l.kernel->args[i]->type.dtype;
+      }
+      launch.args.push_back(std::move(arg));
+    }
+    o.launches.push_back(std::move(launch));
+  }
+  return o;
+}

@@ -377,3 +377,129 @@ tlc::collectSignatures(ModuleOp module) {
   }
   return signatures;
 }
+
+DictionaryAttr OperationSignature::toAttr(MLIRContext *ctx) const {
+  Builder b(ctx);
+  SmallVector<Attribute> scratchAttrs, launchAttrs;
+  for (const ScratchTensor &t : scratch) {
+    SmallVector<Attribute> shapeAttrs;
+    for (const GridExpr &e : t.shape)
+      shapeAttrs.push_back(exprToAttr(ctx, e));
+    scratchAttrs.push_back(Dict(ctx)
+                               .setStr("name", t.name)
+                               .setStr("dtype", dtypeName(t.dtype))
+                               .set("shape", b.getArrayAttr(shapeAttrs))
+                               .get());
+  }
+  static const char *const kinds[] = {"tensor", "scratch", "scalar"};
+  for (const KernelLaunch &l : launches) {
+    SmallVector<Attribute> argAttrs;
+    for (const LaunchArgument &a : l.args) {
+      Dict d(ctx);
+      d.setStr("kind", kinds[a.kind]);
+      if (a.kind == LaunchArgument::Scalar)
+        d.set("value", exprToAttr(ctx, a.value))
+            .setStr("dtype", dtypeName(a.scalarType));
+      else
+        d.setInt("index", a.index);
+      argAttrs.push_back(d.get());
+    }
+    launchAttrs.push_back(Dict(ctx)
+                              .setStr("kernel", l.kernel)
+                              .set("args", b.getArrayAttr(argAttrs))
+                              .get());
+  }
+  return Dict(ctx)
+      .set("signature", signature.toAttr(ctx))
+      .set("scratch", b.getArrayAttr(scratchAttrs))
+      .set("launches", b.getArrayAttr(launchAttrs))
+      .get();
+}
+
+std::optional<OperationSignature>
+OperationSignature::fromAttr(DictionaryAttr attr) {
+  OperationSignature o;
+  auto signature =
+      attr ? attr.getAs<DictionaryAttr>("signature") : DictionaryAttr();
+  std::optional<KernelSignature> s =
+      signature ? KernelSignature::fromAttr(signature) : std::nullopt;
+  ArrayAttr scratch = getArray(attr, "scratch"),
+            launches = getArray(attr, "launches");
+  if (!s || !scratch || !launches)
+    return std::nullopt;
+  o.signature = std::move(*s);
+  for (Attribute a : scratch) {
+    auto d = llvm::dyn_cast<DictionaryAttr>(a);
+    auto name = getStr(d, "name");
+    auto dtype = getDType(d, "dtype");
+    ArrayAttr shape = getArray(d, "shape");
+    if (!name || !dtype || !shape || shape.empty())
+      return std::nullopt;
+    ScratchTensor t;
+    t.name = *name;
+    t.dtype = *dtype;
+    for (Attribute e : shape) {
+      auto dim = exprFromAttr(llvm::dyn_cast<DictionaryAttr>(e));
+      if (!dim)
+        return std::nullopt;
+      t.shape.push_back(std::move(*dim));
+    }
+    o.scratch.push_back(std::move(t));
+  }
+  static const char *const kinds[] = {"tensor", "scratch", "scalar"};
+  for (Attribute a : launches) {
+    auto d = llvm::dyn_cast<DictionaryAttr>(a);
+    auto kernel = getStr(d, "kernel");
+    ArrayAttr args = getArray(d, "args");
+    if (!kernel || !args)
+      return std::nullopt;
+    KernelLaunch l;
+    l.kernel = *kernel;
+    for (Attribute x : args) {
+      auto ad = llvm::dyn_cast<DictionaryAttr>(x);
+      auto kindName = getStr(ad, "kind");
+      int kind = kindName ? indexOf(kinds, *kindName) : -1;
+      if (kind < 0)
+        return std::nullopt;
+      LaunchArgument arg;
+      arg.kind = static_cast<LaunchArgument::Kind>(kind);
+      if (arg.kind == LaunchArgument::Scalar) {
+        auto value = exprFromAttr(ad.getAs<DictionaryAttr>("value"));
+        auto dtype = getDType(ad, "dtype");
+        if (!value || !dtype)
+          return std::nullopt;
+        arg.value = std::move(*value);
+        arg.scalarType = *dtype;
+      } else {
+        auto index = getInt(ad, "index");
+        size_t bound = arg.kind == LaunchArgument::Tensor
+                           ? o.signature.args.size()
+                           : o.scratch.size();
+        if (!index || *index < 0 || size_t(*index) >= bound)
+          return std::nullopt;
+        arg.index = unsigned(*index);
+      }
+      l.args.push_back(std::move(arg));
+    }
+    o.launches.push_back(std::move(l));
+  }
+  return o;
+}
+
+std::optional<std::vector<OperationSignature>>
+tlc::collectOperations(ModuleOp module) {
+  std::vector<OperationSignature> operations;
+  auto attr = module->getAttrOfType<ArrayAttr>(tile::attr::kOperations);
+  if (!attr)
+    return operations;
+  for (Attribute a : attr) {
+    std::optional<OperationSignature> o =
+        OperationSignature::fromAttr(llvm::dyn_cast<DictionaryAttr>(a));
+    if (!o) {
+      module.emitError() << "malformed " << tile::attr::kOperations;
+      return std::nullopt;
+    }
+    operations.push_back(std::move(*o));
+  }
+  return operations;
+}

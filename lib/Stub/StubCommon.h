@@ -127,13 +127,20 @@ protected:
   /// `"NAME"` as a C string literal.
   std::string quotedName() const { return "\"" + k.name + "\""; }
 
+  /// What the stub launches, in the generation note: "kernel" or
+  /// "operation".
+  std::string entity = "kernel";
+
+  /// A host expression (grid extents, scratch sizes, scalar arguments);
+  /// the first that cannot be computed sets gridError.
+  std::string print(const GridExpr &e);
+
 private:
   std::string staticDimText(unsigned arg, unsigned dim, int64_t size) const;
 
   // Grid expressions.
   void unsupported(llvm::StringRef what);
   std::string printConst(const ConstValue &c, HostKind kind);
-  std::string print(const GridExpr &e);
   std::string printBinary(const GridExpr &e);
   std::string printCast(const GridExpr &e);
   std::string printCall(const GridExpr &e);

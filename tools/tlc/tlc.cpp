@@ -663,6 +663,12 @@ int compile(const Options &opts) {
     return 2;
   }
   std::vector<KernelSignature> signatures = std::move(*collected);
+  std::optional<std::vector<OperationSignature>> operations =
+      collectOperations(*module);
+  if (!operations) {
+    llvm::errs() << "tlc: internal error: malformed operation signature\n";
+    return 2;
+  }
   if (opts.stubSharedBytes)
     for (const KernelSignature &k : signatures)
       stubCompiled.sharedBytes[tile::kernelEntryName(k.name)] =
@@ -826,6 +832,16 @@ int compile(const Options &opts) {
       target->emitStub(dispatcher, compiled, top, header, source);
       if (!writeFile(joinPath(out.dir, name + ".h"), header) ||
           !writeFile(joinPath(out.dir, name + stubExt), source))
+        return false;
+      stubNames.push_back(name);
+    }
+    // Operations launch the kernels above through their stubs.
+    for (const OperationSignature &op : *operations) {
+      const std::string &name = op.signature.name;
+      StubFiles files =
+          emitOperationStub(op, target->name(), target->scratchRuntime());
+      if (!writeFile(joinPath(out.dir, name + ".h"), files.header) ||
+          !writeFile(joinPath(out.dir, name + stubExt), files.source))
         return false;
       stubNames.push_back(name);
     }

@@ -313,7 +313,7 @@ struct ArgDecl {
   Symbol *symbol = nullptr;
 };
 
-enum class DeclKind { Kernel, Fn, Import };
+enum class DeclKind { Kernel, Fn, Import, Operation };
 
 struct Decl {
   DeclKind kind;
@@ -366,6 +366,33 @@ struct FnDecl : Decl {
   std::optional<TypeExpr> returnType;
   std::unique_ptr<BlockStmt> body;
   explicit FnDecl(llvm::SMRange r) : Decl(DeclKind::Fn, r) {}
+};
+
+/// `scratch NAME: DTYPE[dims];` in an operation: a tensor the launch stub
+/// allocates for the operation's kernels (dimensions may be expressions of
+/// the operation's symbolic dimensions, parameters and scalar arguments).
+struct ScratchDecl {
+  std::string name;
+  llvm::SMRange range;
+  TypeExpr type;
+  Symbol *symbol = nullptr; // set by Sema
+};
+
+/// One step of an operation: a scratch tensor or a kernel launch.
+struct OperationStep {
+  std::optional<ScratchDecl> scratch;
+  std::unique_ptr<CallExpr> launch;
+};
+
+/// operation NAME<params>(args) { scratch ...; kernel(args); ... }: several
+/// kernels of the file launched in order by one stub call.
+struct OperationDecl : Decl {
+  std::string name;
+  llvm::SMRange nameRange;
+  std::vector<ParamDecl> params;
+  std::vector<ArgDecl> args;
+  std::vector<OperationStep> steps;
+  explicit OperationDecl(llvm::SMRange r) : Decl(DeclKind::Operation, r) {}
 };
 
 /// One parsed .tl file (imports are parsed into their own Modules).

@@ -24,6 +24,7 @@ enum class TokKind {
   StringLit,
   // Keywords.
   KwKernel,
+  KwOperation,
   KwTile,
   KwFn,
   KwImport,

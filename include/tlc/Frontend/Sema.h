@@ -76,6 +76,28 @@ struct KernelInfo {
   size_t tuneExcluded = 0; // points the constraint rejected
 };
 
+/// An argument of a kernel launch in an operation.
+struct LaunchArg {
+  enum Kind { Tensor, Scratch, Scalar } kind = Tensor;
+  unsigned index = 0;          // the operation's argument or scratch tensor
+  const Expr *value = nullptr; // Scalar: computed by the stub
+};
+
+struct OperationLaunch {
+  const KernelInfo *kernel = nullptr;
+  const CallExpr *call = nullptr;
+  std::vector<LaunchArg> args; // one per kernel argument
+};
+
+/// A checked operation: its own signature (arguments, symbolic dimensions,
+/// parameters; no grid), its scratch tensors and its launches in order.
+struct OperationInfo {
+  OperationDecl *decl = nullptr;
+  KernelInfo signature;
+  std::vector<const ScratchDecl *> scratch;
+  std::vector<OperationLaunch> launches;
+};
+
 /// A checked instance of a (possibly generic) tile fn.
 struct FnInstance {
   FnDecl *generic = nullptr;
@@ -124,11 +146,15 @@ public:
 
   const std::vector<KernelInfo> &kernels() const { return kernelInfos; }
   const std::deque<FnInstance> &fnInstances() const { return instances; }
+  const std::vector<OperationInfo> &operations() const {
+    return operationInfos;
+  }
 
 private:
   struct Impl;
   std::unique_ptr<Impl> impl;
   std::vector<KernelInfo> kernelInfos;
+  std::vector<OperationInfo> operationInfos;
   std::deque<FnInstance> instances;
 };
 

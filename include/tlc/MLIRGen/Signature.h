@@ -9,6 +9,9 @@ namespace tlc {
 /// What the launch stub needs of a checked kernel; MLIRGen stores it on
 /// the kernel as tile.signature.
 KernelSignature buildSignature(const KernelInfo &kernel);
+/// What the stub of an operation needs; MLIRGen stores the operations on
+/// the module as tile.operations.
+OperationSignature buildOperationSignature(const OperationInfo &operation);
 } // namespace tlc
 
 #endif // TLC_MLIRGEN_SIGNATURE_H

@@ -126,6 +126,10 @@ using PFN_cuMemcpyHtoD = CUresult (*)(CUdeviceptr dst, const void *src,
                                       size_t bytes);
 using PFN_cuMemcpyDtoH = CUresult (*)(void *dst, CUdeviceptr src, size_t bytes);
 using PFN_cuCtxSynchronize = CUresult (*)();
+/// Stream-ordered memory (CUDA 11.2+), for the scratch of operations.
+using PFN_cuMemAllocAsync = CUresult (*)(CUdeviceptr *ptr, size_t bytes,
+                                         CUstream stream);
+using PFN_cuMemFreeAsync = CUresult (*)(CUdeviceptr ptr, CUstream stream);
 using PFN_cuGetErrorName = CUresult (*)(CUresult error, const char **name);
 using PFN_cuGetErrorString = CUresult (*)(CUresult error, const char **text);
 
@@ -167,6 +171,9 @@ struct Driver {
   PFN_cuMemcpyHtoD cuMemcpyHtoD = nullptr;
   PFN_cuMemcpyDtoH cuMemcpyDtoH = nullptr;
   PFN_cuCtxSynchronize cuCtxSynchronize = nullptr;
+  // Optional: operations with scratch tensors need them.
+  PFN_cuMemAllocAsync cuMemAllocAsync = nullptr;
+  PFN_cuMemFreeAsync cuMemFreeAsync = nullptr;
 
   /// "CUDA_ERROR_NO_DEVICE (no CUDA-capable device is detected)".
   std::string describe(CUresult r) const {
@@ -239,6 +246,10 @@ inline Driver loadDriver() noexcept {
         reinterpret_cast<PFN_cuMemcpyDtoH>(dlsym(d.library, "cuMemcpyDtoH_v2"));
     d.cuCtxSynchronize = reinterpret_cast<PFN_cuCtxSynchronize>(
         dlsym(d.library, "cuCtxSynchronize"));
+    d.cuMemAllocAsync = reinterpret_cast<PFN_cuMemAllocAsync>(
+        dlsym(d.library, "cuMemAllocAsync"));
+    d.cuMemFreeAsync = reinterpret_cast<PFN_cuMemFreeAsync>(
+        dlsym(d.library, "cuMemFreeAsync"));
     if (!d.error.empty())
       return d;
     CUresult r = d.cuInit(0);
@@ -645,6 +656,56 @@ private:
   int64_t sharedBytes;
   std::mutex mutex;                                   // guards functions
   std::map<unsigned long long, CUfunction> functions; // by context
+};
+
+/// The scratch of an operation: device memory allocated and freed in the
+/// order of the launch stream (LaunchOptions::stream), so the operation's
+/// kernels, queued on that stream, run before it is reused; no host sync.
+class Scratch {
+public:
+  Scratch() = default;
+  Scratch(const Scratch &) = delete;
+  Scratch &operator=(const Scratch &) = delete;
+  ~Scratch() { release(); }
+
+  Status allocate(const char *operation, size_t bytes,
+                  const LaunchOptions &options) {
+    const Driver &d = driver();
+    if (!d.error.empty())
+      return error(operation, d.error);
+    if (!d.cuMemAllocAsync || !d.cuMemFreeAsync)
+      return error(operation, "the driver lacks cuMemAllocAsync (CUDA 11.2 "
+                              "and later), which scratch tensors need");
+    CUcontext ctx = nullptr;
+    Status s = currentContext(operation, ctx);
+    if (!s.ok())
+      return s;
+    name = operation;
+    stream = static_cast<CUstream>(options.stream);
+    CUresult r = d.cuMemAllocAsync(&memory, bytes ? bytes : 1, stream);
+    if (r != CUDA_SUCCESS) {
+      memory = 0;
+      return error(operation, "cannot allocate " + std::to_string(bytes) +
+                                  " bytes of scratch memory: " + d.describe(r));
+    }
+    return Status{};
+  }
+  void *data() const { return reinterpret_cast<void *>(memory); }
+  Status release() {
+    if (!memory)
+      return Status{};
+    const Driver &d = driver();
+    CUresult r = d.cuMemFreeAsync(memory, stream);
+    memory = 0;
+    if (r != CUDA_SUCCESS)
+      return error(name, "cuMemFreeAsync failed: " + d.describe(r));
+    return Status{};
+  }
+
+private:
+  const char *name = "";
+  CUdeviceptr memory = 0;
+  CUstream stream = nullptr;
 };
 
 } // namespace cuda

@@ -83,6 +83,9 @@ using PFN_hipModuleLaunchKernel = hipError_t (*)(
     unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY,
     unsigned int blockDimZ, unsigned int sharedMemBytes, hipStream_t stream,
     void **kernelParams, void **extra);
+using PFN_hipMallocAsync = hipError_t (*)(void **ptr, size_t bytes,
+                                          hipStream_t stream);
+using PFN_hipFreeAsync = hipError_t (*)(void *ptr, hipStream_t stream);
 using PFN_hipGetErrorName = const char *(*)(hipError_t error);
 using PFN_hipGetErrorString = const char *(*)(hipError_t error);
 
@@ -107,6 +110,9 @@ struct Library {
   PFN_hipModuleLaunchKernel hipModuleLaunchKernel = nullptr;
   PFN_hipGetErrorName hipGetErrorName = nullptr;
   PFN_hipGetErrorString hipGetErrorString = nullptr;
+  // Optional (ROCm 5.2+): operations with scratch tensors need them.
+  PFN_hipMallocAsync hipMallocAsync = nullptr;
+  PFN_hipFreeAsync hipFreeAsync = nullptr;
 
   /// "hipErrorNoDevice (no ROCm-capable device is detected)". Some HIP
   /// versions return the name as the text; it is then not repeated.
@@ -159,6 +165,10 @@ inline Library loadLibrary() noexcept {
     resolve(lib, lib.hipModuleGetFunction, "hipModuleGetFunction");
     resolve(lib, lib.hipFuncGetAttribute, "hipFuncGetAttribute");
     resolve(lib, lib.hipModuleLaunchKernel, "hipModuleLaunchKernel");
+    lib.hipMallocAsync = reinterpret_cast<PFN_hipMallocAsync>(
+        dlsym(lib.handle, "hipMallocAsync"));
+    lib.hipFreeAsync =
+        reinterpret_cast<PFN_hipFreeAsync>(dlsym(lib.handle, "hipFreeAsync"));
     if (!lib.error.empty())
       return lib;
     hipError_t r = lib.hipInit(0);
@@ -332,6 +342,54 @@ private:
                              std::to_string(device) + " allows (" +
                              std::to_string(limit) + " bytes)");
   }
+};
+
+/// The scratch of an operation: device memory allocated and freed in the
+/// order of the launch stream (LaunchOptions::stream), after the
+/// operation's kernels on it; no host sync.
+class Scratch {
+public:
+  Scratch() = default;
+  Scratch(const Scratch &) = delete;
+  Scratch &operator=(const Scratch &) = delete;
+  ~Scratch() { release(); }
+
+  Status allocate(const char *operation, size_t bytes,
+                  const LaunchOptions &options) {
+    const Library &lib = library();
+    if (!lib.error.empty())
+      return error(operation, lib.error);
+    if (!lib.hipMallocAsync || !lib.hipFreeAsync)
+      return error(operation, lib.name + " lacks hipMallocAsync (ROCm 5.2 "
+                                         "and later), which scratch tensors "
+                                         "need");
+    name = operation;
+    stream = static_cast<hipStream_t>(options.stream);
+    hipError_t r = lib.hipMallocAsync(&memory, bytes ? bytes : 1, stream);
+    if (r != hipSuccess) {
+      memory = nullptr;
+      return error(operation,
+                   "cannot allocate " + std::to_string(bytes) +
+                       " bytes of scratch memory: " + lib.describe(r));
+    }
+    return Status{};
+  }
+  void *data() const { return memory; }
+  Status release() {
+    if (!memory)
+      return Status{};
+    const Library &lib = library();
+    hipError_t r = lib.hipFreeAsync(memory, stream);
+    memory = nullptr;
+    if (r != hipSuccess)
+      return error(name, "hipFreeAsync failed: " + lib.describe(r));
+    return Status{};
+  }
+
+private:
+  const char *name = "";
+  void *memory = nullptr;
+  hipStream_t stream = nullptr;
 };
 
 } // namespace hip

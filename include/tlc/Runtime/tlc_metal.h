@@ -342,6 +342,32 @@ private:
   }
 };
 
+/// The scratch of an operation: memory of allocate(), released when the
+/// operation returns (its kernels, launched synchronously, are done).
+class Scratch {
+public:
+  Scratch() = default;
+  Scratch(const Scratch &) = delete;
+  Scratch &operator=(const Scratch &) = delete;
+  ~Scratch() { release(); }
+
+  Status allocate(const char *operation, size_t bytes, const LaunchOptions &) {
+    Status s = metal::allocate(bytes ? bytes : 1, memory);
+    if (!s.ok())
+      return Status{s.code, std::string(operation) + ": scratch: " + s.message};
+    return Status{};
+  }
+  void *data() const { return memory; }
+  Status release() {
+    metal::release(memory);
+    memory = nullptr;
+    return Status{};
+  }
+
+private:
+  void *memory = nullptr;
+};
+
 } // namespace metal
 } // namespace tlc
 

@@ -590,6 +590,65 @@ inline bool pushWord(float v, uint32_t &word) {
   return true;
 }
 
+/// Where the scratch tensors of an operation lie in its one allocation:
+/// contiguous, each at a multiple of 256 bytes.
+class ScratchLayout {
+public:
+  /// Reserves a tensor of `dtype` and `shape` and sets `offset` (bytes);
+  /// false when a size is negative or the total does not fit a size_t.
+  bool add(int32_t dtype, std::initializer_list<int64_t> shape,
+           size_t &offset) {
+    uint64_t bytes = static_cast<uint64_t>(elementSize(dtype));
+    for (int64_t size : shape) {
+      if (size < 0)
+        return false;
+      if (size && bytes > std::numeric_limits<uint64_t>::max() / size)
+        return false;
+      bytes *= static_cast<uint64_t>(size);
+    }
+    uint64_t start = (total + 255) / 256 * 256;
+    if (start < total || bytes > std::numeric_limits<size_t>::max() - start)
+      return false;
+    offset = static_cast<size_t>(start);
+    total = static_cast<size_t>(start + bytes);
+    return true;
+  }
+  size_t bytes() const { return total; }
+
+private:
+  size_t total = 0;
+};
+
+/// The scratch of an operation on the CPU: host memory, freed when the
+/// operation returns (its kernels have run by then).
+class HostScratch {
+public:
+  HostScratch() = default;
+  HostScratch(const HostScratch &) = delete;
+  HostScratch &operator=(const HostScratch &) = delete;
+  ~HostScratch() { std::free(memory); }
+
+  Status allocate(const char *operation, size_t bytes, const LaunchOptions &) {
+    size_t rounded = (bytes + 255) / 256 * 256;
+    memory = rounded >= bytes ? std::aligned_alloc(256, rounded ? rounded : 256)
+                              : nullptr;
+    if (!memory)
+      return Status{TLC_ERR_RUNTIME,
+                    std::string(operation) + ": cannot allocate " +
+                        std::to_string(bytes) + " bytes of scratch memory"};
+    return Status{};
+  }
+  void *data() const { return memory; }
+  Status release() {
+    std::free(memory);
+    memory = nullptr;
+    return Status{};
+  }
+
+private:
+  void *memory = nullptr;
+};
+
 /// A shader kernel's push-constant block: the ABI lists each tensor's
 /// element offset, then the stub's `words`; the kernel reads `count` of
 /// them, word i being the ABI's word block[i].

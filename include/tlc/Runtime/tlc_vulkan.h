@@ -1067,6 +1067,40 @@ private:
   }
 };
 
+/// The scratch of an operation: memory of allocate(), released when the
+/// operation returns (its kernels, launched synchronously, are done).
+class Scratch {
+public:
+  Scratch() = default;
+  Scratch(const Scratch &) = delete;
+  Scratch &operator=(const Scratch &) = delete;
+  ~Scratch() { release(); }
+
+  Status allocate(const char *operation, size_t bytes,
+                  const LaunchOptions &options) {
+    if (options.stream)
+      return Status{TLC_ERR_INVALID_ARGUMENT,
+                    std::string(operation) +
+                        ": an operation with scratch tensors cannot be "
+                        "recorded into a command buffer (its scratch is freed "
+                        "when the call returns); launch its kernels one by one "
+                        "with scratch you allocate"};
+    Status s = vulkan::allocate(bytes ? bytes : 1, memory);
+    if (!s.ok())
+      return Status{s.code, std::string(operation) + ": scratch: " + s.message};
+    return Status{};
+  }
+  void *data() const { return memory; }
+  Status release() {
+    vulkan::release(memory);
+    memory = nullptr;
+    return Status{};
+  }
+
+private:
+  void *memory = nullptr;
+};
+
 } // namespace vulkan
 } // namespace tlc
 

@@ -99,6 +99,40 @@ struct KernelSignature {
   static std::optional<KernelSignature> fromAttr(mlir::DictionaryAttr attr);
 };
 
+/// A tensor the stub of an operation allocates for its kernels, contiguous,
+/// with dimensions computed on the host.
+struct ScratchTensor {
+  std::string name;
+  DType dtype = DType::F32;
+  std::vector<GridExpr> shape;
+};
+
+/// An argument of one of an operation's launches.
+struct LaunchArgument {
+  enum Kind { Tensor, Scratch, Scalar } kind = Tensor;
+  unsigned index = 0; ///< Tensor: the operation's argument; Scratch: its
+                      ///< scratch tensor
+  GridExpr value;     ///< Scalar
+  DType scalarType = DType::I64; ///< Scalar: the kernel's argument dtype
+};
+
+struct KernelLaunch {
+  std::string kernel;
+  std::vector<LaunchArgument> args;
+};
+
+/// An operation as its callers see it (`signature`: name, parameters,
+/// arguments, symbolic dimensions; no grid) and what its stub does: allocate
+/// the scratch tensors, launch the kernels in order, free the scratch.
+struct OperationSignature {
+  KernelSignature signature;
+  std::vector<ScratchTensor> scratch;
+  std::vector<KernelLaunch> launches;
+
+  mlir::DictionaryAttr toAttr(mlir::MLIRContext *ctx) const;
+  static std::optional<OperationSignature> fromAttr(mlir::DictionaryAttr attr);
+};
+
 /// A tensor map (a descriptor of a tensor for a GPU's tensor-copy unit) that
 /// a compiled GPU kernel takes as a trailing parameter: of the tensor whose
 /// data pointer is kernel parameter `param`, for boxes of `box` elements
@@ -113,6 +147,11 @@ struct TensorMapParam {
 /// order; nullopt (and an error on the op) when one is malformed.
 std::optional<std::vector<KernelSignature>>
 collectSignatures(mlir::ModuleOp module);
+
+/// The operations of `module` (attribute tile.operations); nullopt (and an
+/// error) when one is malformed.
+std::optional<std::vector<OperationSignature>>
+collectOperations(mlir::ModuleOp module);
 
 } // namespace tlc
 

@@ -152,6 +152,21 @@ StubFiles emitMetalStub(const GpuKernelInfo &info,
                         const std::vector<int32_t> *pushWords,
                         llvm::StringRef function);
 
+/// Where the stub of an operation gets memory for its scratch tensors: the
+/// runtime header and the class (allocate, data, release) it declares.
+struct ScratchRuntime {
+  std::string header;
+  std::string allocator;
+};
+
+/// Generates the launch stub of an operation: NAME.h with a kernel's C++/C
+/// API, NAME.cpp (its source includes the headers of the operation's
+/// kernels) which checks the arguments, allocates the scratch tensors,
+/// launches the kernels through their stubs in order and frees the scratch.
+StubFiles emitOperationStub(const OperationSignature &operation,
+                            llvm::StringRef target,
+                            const ScratchRuntime &runtime);
+
 } // namespace tlc
 
 #endif // TLC_STUB_STUBEMITTER_H

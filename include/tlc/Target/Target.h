@@ -160,6 +160,11 @@ public:
                         const CompiledModule &compiled,
                         const StubPlacement &placement, std::string &header,
                         std::string &source) const = 0;
+  /// Where the stubs of operations allocate scratch tensors (host memory
+  /// unless the target says otherwise).
+  virtual ScratchRuntime scratchRuntime() const {
+    return {"tlc/Runtime/tlc_runtime.h", "tlc::runtime::HostScratch"};
+  }
 };
 
 /// The part of compile() that every LLVM-based target shares: the lowering

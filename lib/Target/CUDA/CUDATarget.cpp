@@ -83,6 +83,9 @@ std::string withPtxasFileNames(std::string ptx) {
 
 class CUDATarget : public GPUTarget {
 public:
+  ScratchRuntime scratchRuntime() const override {
+    return {"tlc/Runtime/tlc_cuda.h", "tlc::cuda::Scratch"};
+  }
   llvm::StringRef name() const override { return "cuda"; }
   llvm::StringRef defaultArch() const override { return "sm_90a"; }
   llvm::StringRef binaryExtension() const override { return ".fatbin"; }

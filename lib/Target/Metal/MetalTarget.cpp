@@ -192,6 +192,9 @@ private:
 
 class MetalTarget : public SPIRVBasedTarget {
 public:
+  ScratchRuntime scratchRuntime() const override {
+    return {"tlc/Runtime/tlc_metal.h", "tlc::metal::Scratch"};
+  }
   MetalTarget() : SPIRVBasedTarget("Metal", kProfiles) {}
 
   llvm::StringRef name() const override { return "metal"; }

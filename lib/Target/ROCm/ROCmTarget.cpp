@@ -59,6 +59,9 @@ std::vector<std::string> lldDirs() { return {"/usr/lib/llvm-22/bin"}; }
 
 class ROCmTarget : public GPUTarget {
 public:
+  ScratchRuntime scratchRuntime() const override {
+    return {"tlc/Runtime/tlc_hip.h", "tlc::hip::Scratch"};
+  }
   llvm::StringRef name() const override { return "rocm"; }
   llvm::StringRef defaultArch() const override { return "gfx942"; }
   llvm::StringRef binaryExtension() const override { return ".hsaco"; }

@@ -29,6 +29,9 @@ const ShaderProfile kProfiles[] = {
 
 class VulkanTarget : public SPIRVBasedTarget {
 public:
+  ScratchRuntime scratchRuntime() const override {
+    return {"tlc/Runtime/tlc_vulkan.h", "tlc::vulkan::Scratch"};
+  }
   VulkanTarget() : SPIRVBasedTarget("Vulkan", kProfiles) {}
 
   llvm::StringRef name() const override { return "vulkan"; }

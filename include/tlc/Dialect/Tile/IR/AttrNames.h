@@ -46,6 +46,9 @@ constexpr llvm::StringLiteral kStaticDims = "tile.static_dims";
 /// Dictionary: the kernel's signature for its launch stub (see
 /// tlc/Stub/KernelSignature.h).
 constexpr llvm::StringLiteral kSignature = "tile.signature";
+/// On the module: the operations of the file (OperationSignature), for
+/// their launch stubs.
+constexpr llvm::StringLiteral kOperations = "tile.operations";
 /// i64: bytes of dynamic shared memory a block needs (GPU kernels).
 constexpr llvm::StringLiteral kSharedBytes = "tile.shared_bytes";
 
