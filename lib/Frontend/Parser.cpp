@@ -475,7 +475,13 @@ DeclPtr Parser::parseOperation() {
       if (!parseScratch(*step.scratch))
         return nullptr;
     } else {
-      ExprPtr e = parseExpr();
+      ExprPtr e = startsExpr(tok.kind) ? parseExpr() : nullptr;
+      if (!e && !startsExpr(tok.kind))
+        error(tok.loc(),
+              "an operation declares scratch tensors ('scratch NAME: "
+              "DTYPE[...];') and launches kernels ('kernel_name(arguments);'), "
+              "nothing else",
+              tok.range);
       if (!e)
         return nullptr;
       if (e->kind != ExprKind::Call) {

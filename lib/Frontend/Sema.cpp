@@ -574,7 +574,11 @@ void Sema::Impl::checkScratch(OperationInfo &info, ScratchDecl &scratch) {
       diags.error(d->range, "tensor dimension must be positive");
       ok = false;
     }
-    shape.push_back(d->constValue ? Dim{d->constValue->i, ""} : Dim{-1, ""});
+    // A computed size shows as its source text in messages.
+    StringRef text(d->range.Start.getPointer(),
+                   d->range.End.getPointer() - d->range.Start.getPointer());
+    shape.push_back(d->constValue ? Dim{d->constValue->i, ""}
+                                  : Dim{-1, text.str()});
   }
   if (scratch.type.dims.empty() || scratch.type.dims.size() > 8) {
     diags.error(scratch.type.range, "tensors have rank 1 to 8");
@@ -690,6 +694,8 @@ void Sema::Impl::checkLaunch(OperationInfo &info, CallExpr *call) {
         break;
       }
     bool scratch = sym->index < 0;
+    if (scratch)
+      usedScratch.insert(sym);
     arg.kind = scratch ? LaunchArg::Scratch : LaunchArg::Tensor;
     arg.index = scratch ? unsigned(-1 - sym->index) : unsigned(sym->index);
     if (!scratch && paramDecl.qualifier != ArgQualifier::In &&
@@ -731,11 +737,7 @@ void Sema::Impl::checkOperation(OperationDecl *o) {
       checkLaunch(info, step.launch.get());
   }
   for (size_t j = 0; j < info.scratch.size(); ++j)
-    if (!llvm::any_of(info.launches, [&](const OperationLaunch &l) {
-          return llvm::any_of(l.args, [&](const LaunchArg &a) {
-            return a.kind == LaunchArg::Scratch && a.index == j;
-          });
-        }))
+    if (!usedScratch.count(info.scratch[j]->symbol))
       diags.warning(info.scratch[j]->range.Start,
                     "scratch tensor '" + info.scratch[j]->name +
                         "' is not passed to any kernel");

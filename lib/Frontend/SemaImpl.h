@@ -339,6 +339,7 @@ struct Sema::Impl {
   const KernelInfo *launchedKernel(const std::string &name);
   Program *program = nullptr;
   std::deque<KernelInfo> skippedKernels;
+  std::set<const Symbol *> usedScratch; // passed to some launch
   /// Checks an expression the operation's stub computes on the host (a
   /// scratch dimension, a scalar launch argument); false when it cannot be.
   bool checkHostExpr(Expr *e, const char *what);

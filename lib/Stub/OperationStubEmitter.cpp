@@ -85,21 +85,55 @@ private:
 
     emitCxxEntry(os, [&](llvm::raw_ostream &os) {
       emitArgumentChecks(os);
-      os << "    tlc::Status tlc_step;\n";
+      // Host values first: scratch shapes and scalar arguments.
       std::vector<std::string> shapes;
+      for (const ScratchTensor &t : op.scratch)
+        shapes.push_back(shapeList(t));
+      std::vector<std::vector<std::string>> scalars;
+      for (const KernelLaunch &l : op.launches) {
+        scalars.emplace_back();
+        for (const LaunchArgument &a : l.args)
+          scalars.back().push_back(a.kind == LaunchArgument::Scalar
+                                       ? print(a.value)
+                                       : std::string());
+      }
+      if (!gridError.empty())
+        os << "#error \"tlc: operation " << k.name << ": " << gridError
+           << "\"\n";
+      bool checked = false;
+      for (const std::string &text : shapes)
+        checked |= StringRef(text).contains("tlc_grid_failed");
+      for (const auto &list : scalars)
+        for (const std::string &text : list)
+          checked |= StringRef(text).contains("tlc_grid_failed");
+      if (checked)
+        os << "    bool tlc_grid_failed = false;\n";
+      for (size_t l = 0; l < op.launches.size(); ++l)
+        for (size_t i = 0; i < op.launches[l].args.size(); ++i) {
+          const LaunchArgument &a = op.launches[l].args[i];
+          if (a.kind == LaunchArgument::Scalar)
+            os << "    const " << elementCType(a.scalarType) << " tlc_arg_" << l
+               << "_" << i << " = static_cast<" << elementCType(a.scalarType)
+               << ">(" << scalars[l][i] << ");\n";
+        }
+      os << "    tlc::Status tlc_step;\n";
       if (!op.scratch.empty()) {
         os << "    // Scratch tensors: contiguous, in one allocation.\n"
            << "    tlc::runtime::ScratchLayout tlc_layout;\n";
-        for (size_t j = 0; j < op.scratch.size(); ++j) {
-          const ScratchTensor &t = op.scratch[j];
-          shapes.push_back(shapeList(t));
+        for (size_t j = 0; j < op.scratch.size(); ++j)
           os << "    size_t tlc_offset_" << j << " = 0;\n"
-             << "    if (!tlc_layout.add(" << dtypeCode(t.dtype) << ", "
-             << shapes.back() << ", tlc_offset_" << j << "))\n"
+             << "    if (!tlc_layout.add(" << dtypeCode(op.scratch[j].dtype)
+             << ", " << shapes[j] << ", tlc_offset_" << j << "))\n"
              << "      return tlc::runtime::invalidArgument(std::string(" << q
-             << ") + \": scratch tensor " << t.name
+             << ") + \": scratch tensor " << op.scratch[j].name
              << " has a negative size or does not fit in memory\");\n";
-        }
+      }
+      if (checked)
+        os << "    if (tlc_grid_failed)\n"
+           << "      return tlc::runtime::invalidArgument(std::string(" << q
+           << ") + \": a scratch size or launch argument divides by zero for "
+              "these arguments\");\n";
+      if (!op.scratch.empty()) {
         os << "    " << runtime.allocator << " tlc_scratch;\n"
            << "    tlc_step = tlc_scratch.allocate(" << q
            << ", tlc_layout.bytes(), options);\n"
@@ -110,22 +144,18 @@ private:
              << " = tlc::makeTensor(tlc_base + tlc_offset_" << j << ", "
              << dtypeCode(op.scratch[j].dtype) << ", " << shapes[j] << ");\n";
       }
-      for (const KernelLaunch &l : op.launches) {
-        os << "    tlc_step = tlc::kernels::" << kernelFunction(l.kernel)
+      for (size_t l = 0; l < op.launches.size(); ++l) {
+        const KernelLaunch &launch = op.launches[l];
+        os << "    tlc_step = tlc::kernels::" << kernelFunction(launch.kernel)
            << "(";
-        for (const LaunchArgument &a : l.args) {
-          switch (a.kind) {
-          case LaunchArgument::Tensor:
+        for (size_t i = 0; i < launch.args.size(); ++i) {
+          const LaunchArgument &a = launch.args[i];
+          if (a.kind == LaunchArgument::Tensor)
             os << argNames[a.index];
-            break;
-          case LaunchArgument::Scratch:
+          else if (a.kind == LaunchArgument::Scratch)
             os << scratchVars[a.index];
-            break;
-          case LaunchArgument::Scalar:
-            os << "static_cast<" << elementCType(a.scalarType) << ">("
-               << print(a.value) << ")";
-            break;
-          }
+          else
+            os << "tlc_arg_" << l << "_" << i;
           os << ", ";
         }
         os << "options);\n"
@@ -133,9 +163,6 @@ private:
            << "      return tlc::Status{tlc_step.code, std::string(" << q
            << ") + \": \" + tlc_step.message};\n";
       }
-      if (!gridError.empty())
-        os << "#error \"tlc: operation " << k.name << ": " << gridError
-           << "\"\n";
       if (!op.scratch.empty())
         os << "    tlc_step = tlc_scratch.release();\n"
            << "    if (!tlc_step.ok())\n      return tlc_step;\n";

@@ -54,6 +54,8 @@ CHECK_FN(cuModuleGetFunction);
 CHECK_FN(cuFuncSetAttribute);
 CHECK_FN(cuGetErrorName);
 CHECK_FN(cuGetErrorString);
+CHECK_FN(cuMemAllocAsync);
+CHECK_FN(cuMemFreeAsync);
 // cuda.h may rename cuLaunchKernel (per-thread default stream); tlc resolves
 // the plain symbol.
 static_assert(

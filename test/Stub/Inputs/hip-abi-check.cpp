@@ -52,6 +52,14 @@ CHECK_FN(hipFuncGetAttribute);
 CHECK_FN(hipModuleLaunchKernel);
 CHECK_FN(hipGetErrorName);
 CHECK_FN(hipGetErrorString);
+// C++ adds template overloads of hipMallocAsync: the void ** one is resolved.
+static_assert(
+    std::is_same_v<
+        Map<tlc::hip::PFN_hipMallocAsync>::type,
+        decltype(static_cast<::hipError_t (*)(void **, size_t, ::hipStream_t)>(
+            &::hipMallocAsync))>,
+    "tlc::hip::PFN_hipMallocAsync does not match hip_runtime_api.h");
+CHECK_FN(hipFreeAsync);
 
 static_assert(std::is_same_v<Map<tlc::hip::hipModule_t>::type, ::hipModule_t>);
 static_assert(
