@@ -666,6 +666,8 @@ void Sema::Impl::checkLaunch(OperationInfo &info, CallExpr *call) {
       checkName(static_cast<NameExpr *>(a));
       sym = static_cast<NameExpr *>(a)->symbol;
     }
+    if (sym && sym->kind == SymbolKind::Arg && sym->index < 0)
+      usedScratch.insert(sym);
     if (!sym || sym->kind != SymbolKind::Arg ||
         sym->type.kind != TypeKind::Tensor) {
       if (!a->type.isInvalid() || a->kind != ExprKind::Name)
@@ -694,8 +696,6 @@ void Sema::Impl::checkLaunch(OperationInfo &info, CallExpr *call) {
         break;
       }
     bool scratch = sym->index < 0;
-    if (scratch)
-      usedScratch.insert(sym);
     arg.kind = scratch ? LaunchArg::Scratch : LaunchArg::Tensor;
     arg.index = scratch ? unsigned(-1 - sym->index) : unsigned(sym->index);
     if (!scratch && paramDecl.qualifier != ArgQualifier::In &&
@@ -741,7 +741,8 @@ void Sema::Impl::checkOperation(OperationDecl *o) {
       diags.warning(info.scratch[j]->range.Start,
                     "scratch tensor '" + info.scratch[j]->name +
                         "' is not passed to any kernel");
-  if (o->steps.empty() || info.launches.empty())
+  if (llvm::none_of(o->steps,
+                    [](const OperationStep &step) { return step.launch != nullptr; }))
     diags.error(o->nameRange, "operation '" + o->name + "' launches no kernel");
   kernel = nullptr;
 }

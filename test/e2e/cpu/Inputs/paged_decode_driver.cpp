@@ -2,9 +2,12 @@
 // over a paged KV cache) against a C++ reference: random pages in random
 // order, sequence lengths that end inside a page, an empty sequence, grouped
 // query heads. -DTLC_T_F32: compiled with -D T=f32 (bf16 otherwise);
-// -DSMALL: with -D D=32 -D G=2 -D PS=8.
+// -DSMALL: with -D D=32 -D G=2 -D PS=8. Each size runs the kernel
+// paged_decode and the operation paged_decode_split_kv (split KV: a page or
+// more per split, empty splits past a sequence's end, then the combine).
 #include "check.h"
 #include "paged_decode.h"
+#include "paged_decode_split_kv.h"
 
 #include <algorithm>
 #include <cmath>
@@ -43,12 +46,13 @@ int main() {
     for (int64_t i = pages - 1; i > 0; --i)
       std::swap(order[i], order[rng.next() % (i + 1)]);
     check::Tensor<T> Q({B, H, D}, 1), K({pages, PS, Hkv, D}),
-        V({pages, PS, Hkv, D}, 2), O({B, H, D}, 3);
+        V({pages, PS, Hkv, D}, 2), O({B, H, D}, 3), O2({B, H, D}, 1);
     check::Tensor<int32_t> Table({B, MaxPages}), Lens({B});
     Q.fillRandom(rng);
     K.fillRandom(rng);
     V.fillRandom(rng);
     O.poison();
+    O2.poison();
     int64_t next = 0;
     for (int64_t b = 0; b < B; ++b) {
       Lens.set(b, float(lens[b]));
@@ -57,10 +61,16 @@ int main() {
                   p * PS < lens[b] ? float(order[next++]) : -7.0f);
     }
     float scale = 1.0f / std::sqrt(float(D));
-    if (!checker.launched(tlc::kernels::paged_decode(
-                              Q.view(), K.view(), V.view(), Table.view(),
-                              Lens.view(), scale, O.view()),
-                          "paged_decode", size))
+    bool ok = checker.launched(
+        tlc::kernels::paged_decode(Q.view(), K.view(), V.view(), Table.view(),
+                                   Lens.view(), scale, O.view()),
+        "paged_decode", size);
+    bool splitOk = checker.launched(
+        tlc::kernels::paged_decode_split_kv(Q.view(), K.view(), V.view(),
+                                            Table.view(), Lens.view(), scale,
+                                            O2.view()),
+        "paged_decode_split_kv", size);
+    if (!ok && !splitOk)
       continue;
     std::vector<double> ref(B * H * D, 0.0);
     for (int64_t b = 0; b < B; ++b)
@@ -85,8 +95,11 @@ int main() {
           for (int64_t d = 0; d < D; ++d)
             ref[(b * H + h) * D + d] += score[t] / sum * V.get(at(t, d));
       }
-    checker.compare("paged_decode", size, O, ref,
-                    std::is_same_v<T, float> ? 1e-5 : 2e-2);
+    double tol = std::is_same_v<T, float> ? 1e-5 : 2e-2;
+    if (ok)
+      checker.compare("paged_decode", size, O, ref, tol);
+    if (splitOk)
+      checker.compare("paged_decode_split_kv", size, O2, ref, tol);
   }
   return checker.finish();
 }
