@@ -1290,6 +1290,80 @@ def slices_cases(cfg, heads):
     return cases
 
 
+def padding_cases(cfg, heads):
+    """test/e2e/cpu/Inputs/padding.tl: windows that start before the tensor
+    (shifted loads and stores, slices, a column; a 1-D convolution with
+    zero padding in a pipelined loop)."""
+    T = heads["shift"]["argdoc"]["X"]["dtype"]
+    BM, BN = (int(heads["shift"]["params"].get(k, d))
+              for k, d in (("BM", 16), ("BN", 32)))
+    cases = []
+    for (M, N, P, Q), small in [((40, 70, 3, 5), True), ((33, 64, 0, 8), True),
+                                ((50, 100, 17, 40), True),
+                                ((8192, 8192, 1, 8), False)]:
+        def build(ctx, g, M=M, N=N, P=P, Q=Q):
+            X = ctx.rand(g, (M, N), T)
+            Y, Z = ctx.empty((M, N), T), ctx.empty((M, N), T)
+            C = ctx.empty((M,), T)
+            m = 48  # W lies inside a bigger tensor whose margin is checked
+            Big = ctx.empty((M + 2 * m, N + 2 * m), T)
+            W = Big[m:m + M, m:m + N]
+
+            def reset():
+                for t in (Y, Z, C):
+                    t.fill_(float("nan"))
+                Big.fill_(7.0)
+
+            def ref():
+                x = R(X)
+                y = torch.zeros_like(x)
+                y[P:, Q:] = x[:M - P, :N - Q]
+                big = torch.full((M + 2 * m, N + 2 * m), 7.0,
+                                 dtype=torch.float64, device=x.device)
+                # W[r, c] = X[r + P, c + Q] where a tile covers that element
+                # of X (zero past X's end).
+                rows = min(M, -(-M // BM) * BM - P)
+                cols = min(N, -(-N // BN) * BN - Q)
+                src = torch.zeros(rows + P, cols + Q, dtype=torch.float64,
+                                  device=x.device)
+                src[:min(M, rows + P), :min(N, cols + Q)] = \
+                    x[:min(M, rows + P), :min(N, cols + Q)]
+                big[m:m + rows, m:m + cols] = src[P:P + rows, Q:Q + cols]
+                c = torch.cat([torch.zeros(P, dtype=torch.float64,
+                                           device=x.device), x[:M - P, 0]])
+                return [y, y, c, big]
+            return dict(args=[X, Y, W, Z, C, P, Q],
+                        outputs=[("Y", Y), ("Z", Z), ("C", C), ("W", Big)],
+                        reset=reset, ref=ref, fake=None,
+                        vendors={"torch (pad + slice)": lambda: F.pad(
+                            X, (Q, 0, P, 0))[:M, :N]},
+                        vendor_no_error=True, flops=None,
+                        bytes=4.0 * DTYPE_SIZES[T] * M * N, tol=tol_for(T))
+        cases.append(Case("shift", "shift %s %dx%d by (%d, %d)" % (
+            T, M, N, P, Q), small, build, "memory"))
+    for (B, N, Rt), small in [((3, 200, 5), True), ((2, 7, 5), True),
+                              ((4096, 8192, 5), False)]:
+        def build_conv(ctx, g, B=B, N=N, Rt=Rt):
+            X = ctx.rand(g, (B, N), T)
+            Wt = ctx.rand(g, (Rt,), "f32")
+            Y = ctx.empty((B, N), T)
+
+            def ref():
+                x = R(X)[:, None, :]
+                w = R(Wt)[None, None, :]
+                return [F.conv1d(x, w, padding=Rt // 2)[:, 0, :]]
+            return dict(args=[X, Wt, Y], outputs=[("Y", Y)], reset=nan_(Y),
+                        ref=ref, fake=None,
+                        vendors={"F.conv1d": lambda: F.conv1d(
+                            X[:, None, :], Wt.to(X.dtype)[None, None, :],
+                            padding=Rt // 2)[:, 0, :]},
+                        vendor_no_error=True, flops=2.0 * B * N * Rt,
+                        bytes=2.0 * DTYPE_SIZES[T] * B * N, tol=tol_for(T))
+        cases.append(Case("conv1d", "conv1d %s B=%d N=%d R=%d" % (
+            T, B, N, Rt), small, build_conv, "memory"))
+    return cases
+
+
 def same_values(a, b):
     """Equal tensors, NaN equal to NaN (f8 ones compared by their bits:
     torch has no nan_to_num for them)."""
@@ -1767,6 +1841,7 @@ CASES_BY_EXAMPLE = {"gemm.tl": gemm_cases, "linear.tl": linear_cases,
                     "conv2d.tl": conv2d_cases,
                     "block_sparse_attention.tl": block_sparse_cases,
                     "slices.tl": slices_cases,
+                    "padding.tl": padding_cases,
                     "fp8.tl": fp8_cases,
                     "w4a16_gemm.tl": w4a16_cases,
                     "topk_gating.tl": topk_gating_cases,

@@ -741,8 +741,9 @@ void Sema::Impl::checkOperation(OperationDecl *o) {
       diags.warning(info.scratch[j]->range.Start,
                     "scratch tensor '" + info.scratch[j]->name +
                         "' is not passed to any kernel");
-  if (llvm::none_of(o->steps,
-                    [](const OperationStep &step) { return step.launch != nullptr; }))
+  if (llvm::none_of(o->steps, [](const OperationStep &step) {
+        return step.launch != nullptr;
+      }))
     diags.error(o->nameRange, "operation '" + o->name + "' launches no kernel");
   kernel = nullptr;
 }

@@ -119,12 +119,6 @@ bool Sema::Impl::checkSlicedWindow(const Operand &window, const Type &tile,
     std::optional<int64_t> hi = slice->hi        ? constant(slice->hi.get())
                                 : dim.isStatic() ? std::optional(dim.size)
                                                  : std::nullopt;
-    if (lo && *lo < 0) {
-      diags.error(idx->range, op + ": a slice of '" + window.symbol->name +
-                                  "' cannot start before the tensor (" +
-                                  std::to_string(*lo) + ")");
-      return false;
-    }
     if (lo && hi && *hi - *lo > extent) {
       diags.error(idx->range,
                   op + ": the slice spans " + std::to_string(*hi - *lo) +

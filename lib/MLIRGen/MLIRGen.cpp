@@ -10,6 +10,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
 
@@ -452,7 +453,9 @@ private:
   /// per slice, starting at the slice's start and as long as its valid part
   /// (up to its end and the tensor's size; empty when a point index is
   /// outside the tensor), with the window origin at 0. A copy then masks
-  /// everything past the view like past a tensor.
+  /// everything past the view like past a tensor. A slice that may start
+  /// before the tensor makes the view start at 0 and the window's origin in
+  /// it negative, so those elements are masked too.
   std::pair<Value, SmallVector<Value>> genSlicedWindow(tlc::IndexExpr *ix) {
     Location l = loc(ix->loc());
     Value tensor = genExpr(ix->base.get());
@@ -460,6 +463,7 @@ private:
     Value zero = arith::ConstantIndexOp::create(b, l, 0);
     SmallVector<OpFoldResult> offsets, sizes;
     SmallVector<OpFoldResult> strides(type.getRank(), b.getIndexAttr(1));
+    SmallVector<Value> origin;
     Value pointsInside;
     int64_t firstKept = -1;
     for (auto [d, idx] : llvm::enumerate(ix->indices)) {
@@ -477,17 +481,25 @@ private:
       }
       auto *slice = static_cast<tlc::SliceExpr *>(idx.get());
       Value lo = slice->lo ? toIndex(slice->lo.get()) : zero;
+      Value start = lo, from = zero;
+      bool knownNonNegative = !slice->lo || (slice->lo->constValue &&
+                                             slice->lo->constValue->i >= 0);
+      if (!knownNonNegative) {
+        start = arith::MaxSIOp::create(b, l, lo, zero);
+        from = arith::MinSIOp::create(b, l, lo, zero);
+      }
       Value hi =
           slice->hi
               ? arith::MinSIOp::create(b, l, toIndex(slice->hi.get()), size)
                     .getResult()
               : size;
       Value extent = arith::MaxSIOp::create(
-          b, l, arith::SubIOp::create(b, l, hi, lo), zero);
+          b, l, arith::SubIOp::create(b, l, hi, start), zero);
       if (firstKept < 0)
         firstKept = d;
-      offsets.push_back(lo);
+      offsets.push_back(start);
       sizes.push_back(extent);
+      origin.push_back(from);
     }
     // A point outside the tensor empties the window (and keeps its offset
     // inside the tensor, so the view's address is one the tensor has).
@@ -510,7 +522,7 @@ private:
         shape, type, offsets, sizes, strides);
     Value view = memref::SubViewOp::create(b, l, viewType, tensor, offsets,
                                            sizes, strides);
-    return {view, SmallVector<Value>(kept, zero)};
+    return {view, origin};
   }
 
   /// A view from an explicit window whose elements along its last dimension
@@ -530,26 +542,33 @@ private:
   /// view: a parallel loop over the tile of element loads and stores (or
   /// atomics), which tile-expand-element-access bounds-checks against the
   /// view.
-  void genElementwiseCopy(Value src, Value dst, bool srcUnsigned,
+  void genElementwiseCopy(Value src, ValueRange srcOrigin, Value dst,
+                          ValueRange dstOrigin, bool srcUnsigned,
                           bool dstUnsigned, Location l, bool atomic = false) {
     bool load = isStridedView(src);
     Value tile = load ? dst : src;
+    ValueRange viewOrigin = load ? srcOrigin : dstOrigin;
     auto tileType = llvm::cast<MemRefType>(tile.getType());
     Type dstElem = llvm::cast<MemRefType>(dst.getType()).getElementType();
     auto par = tlc::tile::ParallelOp::create(b, l, tileType.getShape());
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPoint(par.getBody().front().getTerminator());
     ValueRange idx = par.getBody().front().getArguments();
-    Value v = load ? tlc::tile::LoadOp::create(b, l, src, idx).getResult()
+    // The element of the view: the window's origin in it (0, or negative
+    // for a slice that starts before the tensor) plus the tile's index.
+    SmallVector<Value> at(idx.begin(), idx.end());
+    for (auto [i, o] : llvm::enumerate(viewOrigin))
+      if (i < at.size() && !isConstantIntValue(o, 0))
+        at[i] = arith::AddIOp::create(b, l, o, at[i]);
+    Value v = load ? tlc::tile::LoadOp::create(b, l, src, at).getResult()
                    : memref::LoadOp::create(b, l, src, idx).getResult();
     v = tlc::tile::castElements(b, l, v, dstElem, srcUnsigned, dstUnsigned);
     if (atomic)
-      tlc::tile::AtomicOp::create(b, l, tlc::tile::ReduceKind::sum, v, dst,
-                                  idx);
+      tlc::tile::AtomicOp::create(b, l, tlc::tile::ReduceKind::sum, v, dst, at);
     else if (load)
       memref::StoreOp::create(b, l, v, dst, idx);
     else
-      tlc::tile::StoreOp::create(b, l, v, dst, idx);
+      tlc::tile::StoreOp::create(b, l, v, dst, at);
   }
 
   bool kwBool(tlc::CallExpr *e, StringRef name, bool def) {
@@ -566,7 +585,8 @@ private:
       auto [src, srcIdx] = genOperand(e->args[0].get());
       auto [dst, dstIdx] = genOperand(e->args[1].get());
       if (isStridedView(src) || isStridedView(dst)) {
-        genElementwiseCopy(src, dst, e->args[0]->type.dtype == DType::U8,
+        genElementwiseCopy(src, srcIdx, dst, dstIdx,
+                           e->args[0]->type.dtype == DType::U8,
                            e->args[1]->type.dtype == DType::U8, l);
         return;
       }
@@ -599,7 +619,8 @@ private:
       auto [dst, dstIdx] = genOperand(e->args[0].get());
       Value src = genExpr(e->args[1].get());
       if (isStridedView(dst)) {
-        genElementwiseCopy(src, dst, false, false, l, /*atomic=*/true);
+        genElementwiseCopy(src, {}, dst, dstIdx, false, false, l,
+                           /*atomic=*/true);
         return;
       }
       tlc::tile::AtomicAddOp::create(b, l, src, dst, dstIdx);

@@ -5,7 +5,8 @@
 // When one side is a window of a global tensor, the copy is versioned: a
 // window inside the tensor takes plain vector loads/stores; a ragged one
 // checks every row (rows outside read as zeros and are not written) and
-// masks the columns.
+// masks the columns, with vector masks when it starts at a column >= 0, one
+// element at a time when it starts before the tensor's first column.
 //
 //===----------------------------------------------------------------------===//
 #include "CPULowering.h"
@@ -59,6 +60,20 @@ public:
     b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
     emitRows(/*masked=*/false);
     b.setInsertionPoint(ifOp.elseBlock()->getTerminator());
+    if (scalarEdges) {
+      emitRows(/*masked=*/true);
+      return;
+    }
+    // Vector masks cover the end of a row only: a window that starts
+    // before the first column goes element by element.
+    Value fromFirstColumn = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::sge, origin.back(), index(0));
+    auto columns =
+        scf::IfOp::create(b, loc, fromFirstColumn, /*withElse=*/true);
+    b.setInsertionPoint(columns.thenBlock()->getTerminator());
+    emitRows(/*masked=*/true);
+    b.setInsertionPoint(columns.elseBlock()->getTerminator());
+    scalarEdges = true;
     emitRows(/*masked=*/true);
   }
 
@@ -75,7 +90,8 @@ private:
 
   Value index(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
 
-  /// True when the whole window lies inside the tensor.
+  /// True when the whole window lies inside the tensor (origins may be
+  /// negative: windows that start before it).
   Value windowInside() {
     Value inside;
     for (int64_t k = 0; k < (int64_t)origin.size(); ++k) {
@@ -84,6 +100,9 @@ private:
       Value ok =
           arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, end,
                                 memref::DimOp::create(b, loc, window, k));
+      Value start = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge,
+                                          origin[k], index(0));
+      ok = arith::AndIOp::create(b, loc, ok, start);
       inside = inside ? arith::AndIOp::create(b, loc, inside, ok) : ok;
     }
     return inside;
@@ -101,8 +120,9 @@ private:
       Value rowInside;
       if (masked)
         for (size_t k = 0; k < winRow.size(); ++k) {
+          // Unsigned: a row before the tensor is outside too.
           Value ok = arith::CmpIOp::create(
-              b, loc, arith::CmpIPredicate::slt, winRow[k],
+              b, loc, arith::CmpIPredicate::ult, winRow[k],
               memref::DimOp::create(b, loc, window, k));
           rowInside =
               rowInside ? arith::AndIOp::create(b, loc, rowInside, ok) : ok;
@@ -169,7 +189,7 @@ private:
       SmallVector<Value> ti(tileIdx), wi(winIdx);
       ti.back() = arith::AddIOp::create(b, loc, ti.back(), index(lane));
       wi.back() = arith::AddIOp::create(b, loc, wi.back(), index(lane));
-      Value in = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+      Value in = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
                                        wi.back(), dim);
       auto ifOp = scf::IfOp::create(b, loc, in, /*withElse=*/srcWindow);
       OpBuilder::InsertionGuard guard(b);

@@ -244,8 +244,9 @@ void cpu::lowerAtomicAdd(tile::AtomicAddOp op) {
       idx.push_back(arith::AddIOp::create(b, loc, origin[lead + d], ivs[d]));
     Value valid;
     for (size_t k = 0; k < idx.size(); ++k) {
+      // Unsigned: before the tensor is outside too.
       Value ok =
-          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, idx[k],
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, idx[k],
                                 memref::DimOp::create(b, loc, dst, k));
       valid = valid ? arith::AndIOp::create(b, loc, valid, ok) : ok;
     }

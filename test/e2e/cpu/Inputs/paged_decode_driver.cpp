@@ -65,11 +65,11 @@ int main() {
         tlc::kernels::paged_decode(Q.view(), K.view(), V.view(), Table.view(),
                                    Lens.view(), scale, O.view()),
         "paged_decode", size);
-    bool splitOk = checker.launched(
-        tlc::kernels::paged_decode_split_kv(Q.view(), K.view(), V.view(),
-                                            Table.view(), Lens.view(), scale,
-                                            O2.view()),
-        "paged_decode_split_kv", size);
+    bool splitOk =
+        checker.launched(tlc::kernels::paged_decode_split_kv(
+                             Q.view(), K.view(), V.view(), Table.view(),
+                             Lens.view(), scale, O2.view()),
+                         "paged_decode_split_kv", size);
     if (!ok && !splitOk)
       continue;
     std::vector<double> ref(B * H * D, 0.0);
