@@ -249,6 +249,7 @@ void Sema::Impl::checkKernel(KernelDecl *k) {
   checkTune(k, info);
   for (size_t i = 0; i < k->args.size(); ++i)
     checkKernelArg(info, k->args[i], i);
+  checkDimExpressions(info, k->args);
   if (k->grid.empty() || k->grid.size() > 3)
     diags.error(k->range, "a kernel grid has 1 to 3 dimensions");
   for (ExprPtr &g : k->grid) {
@@ -446,16 +447,9 @@ void Sema::Impl::checkKernelArg(KernelInfo &info, ArgDecl &a, unsigned index) {
           continue;
         }
       }
-      auto v = constInt(de, "a tensor dimension");
-      if (!v) {
-        ok = false;
-        continue;
-      }
-      if (*v <= 0) {
-        diags.error(de->range, "tensor dimension must be positive");
-        ok = false;
-      }
-      shape.push_back(Dim{*v, ""});
+      // Other expressions may use symbolic dimensions bound by later
+      // arguments: checked once all are (checkDimExpressions).
+      shape.push_back(Dim{-1, ""});
     }
     if (a.type.dims.empty() || a.type.dims.size() > 8) {
       diags.error(a.type.range, "tensors have rank 1 to 8");
@@ -467,6 +461,130 @@ void Sema::Impl::checkKernelArg(KernelInfo &info, ArgDecl &a, unsigned index) {
   a.symbol = declare(SymbolKind::Arg, a.name, a.range, t);
   a.symbol->index = index;
   info.args.push_back(a.symbol);
+}
+
+static const Expr *deviceOnlyPart(const Expr *e);
+
+/// The source text of `range` on one line (runs of white space and
+/// comments as one space), for types in messages.
+static std::string sourceText(SMRange range) {
+  StringRef text(range.Start.getPointer(),
+                 range.End.getPointer() - range.Start.getPointer());
+  std::string out;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text.substr(i).starts_with("//")) {
+      while (i < text.size() && text[i] != '\n')
+        ++i;
+    }
+    char c = i < text.size() ? text[i] : ' ';
+    bool space = c == ' ' || c == '\t' || c == '\n' || c == '\r';
+    if (space) {
+      if (!out.empty() && out.back() != ' ')
+        out += ' ';
+    } else {
+      out += c;
+    }
+  }
+  while (!out.empty() && out.back() == ' ')
+    out.pop_back();
+  return out;
+}
+
+/// Every name in `e`, in order.
+static void collectNames(Expr *e, std::vector<NameExpr *> &names) {
+  if (!e)
+    return;
+  switch (e->kind) {
+  case ExprKind::Name:
+    names.push_back(static_cast<NameExpr *>(e));
+    return;
+  case ExprKind::Unary:
+    return collectNames(static_cast<UnaryExpr *>(e)->operand.get(), names);
+  case ExprKind::Binary:
+    collectNames(static_cast<BinaryExpr *>(e)->lhs.get(), names);
+    return collectNames(static_cast<BinaryExpr *>(e)->rhs.get(), names);
+  case ExprKind::Ternary: {
+    auto *t = static_cast<TernaryExpr *>(e);
+    for (Expr *x : {t->cond.get(), t->trueValue.get(), t->falseValue.get()})
+      collectNames(x, names);
+    return;
+  }
+  case ExprKind::Call:
+    for (ExprPtr &a : static_cast<CallExpr *>(e)->args)
+      collectNames(a.get(), names);
+    return;
+  case ExprKind::Index: {
+    auto *ix = static_cast<IndexExpr *>(e);
+    collectNames(ix->base.get(), names);
+    for (ExprPtr &i : ix->indices)
+      collectNames(i.get(), names);
+    return;
+  }
+  default:
+    return;
+  }
+}
+
+void Sema::Impl::checkDimExpressions(KernelInfo &info,
+                                     std::vector<ArgDecl> &args) {
+  for (unsigned i = 0; i < args.size(); ++i) {
+    ArgDecl &a = args[i];
+    if (!a.type.hasShape)
+      continue;
+    for (unsigned d = 0; d < a.type.dims.size(); ++d) {
+      Expr *de = a.type.dims[d].get();
+      if (de->kind == ExprKind::Name && static_cast<NameExpr *>(de)->symbol &&
+          static_cast<NameExpr *>(de)->symbol->kind == SymbolKind::SymDim)
+        continue; // a symbolic dimension itself
+      // A name in the expression must be a parameter or a symbolic
+      // dimension some argument uses alone (the stub reads it from there).
+      std::vector<NameExpr *> names;
+      collectNames(de, names);
+      bool known = true;
+      for (NameExpr *n : names)
+        if (!lookup(n->name).first && !parseDType(n->name)) {
+          diags.error(n->range,
+                      "'" + n->name +
+                          "' in a dimension expression is not a parameter "
+                          "or a symbolic dimension; use it alone as a "
+                          "dimension of some argument (the stub reads it "
+                          "from there) or fix it with -D " +
+                          n->name + "=...");
+          known = false;
+        }
+      if (!known)
+        continue;
+      Type t = checkExpr(de);
+      if (t.isInvalid())
+        continue;
+      if (!isIntegerLike(t)) {
+        diags.error(de->range,
+                    "a tensor dimension is an integer, got " + t.str());
+        continue;
+      }
+      if (const Expr *part = deviceOnlyPart(de)) {
+        diags.error(part->range,
+                    "a tensor dimension may use parameters and symbolic "
+                    "dimensions, not tensor data or tile fns");
+        continue;
+      }
+      Dim dim{-1, ""};
+      if (de->constValue) {
+        if (de->constValue->i <= 0) {
+          diags.error(de->range, "tensor dimension must be positive");
+          continue;
+        }
+        dim = Dim{de->constValue->i, ""};
+      } else {
+        // Shown (and compared) as its source text: `f32[N * H, D]`.
+        dim.symbol = sourceText(de->range);
+        info.derivedDims.push_back({i, d, de});
+      }
+      if (a.symbol && !a.symbol->type.isInvalid() &&
+          d < a.symbol->type.shape.size())
+        a.symbol->type.shape[d] = dim;
+    }
+  }
 }
 
 void Sema::Impl::bindSymDim(KernelInfo &info, NameExpr *n, unsigned arg,
@@ -575,10 +693,8 @@ void Sema::Impl::checkScratch(OperationInfo &info, ScratchDecl &scratch) {
       ok = false;
     }
     // A computed size shows as its source text in messages.
-    StringRef text(d->range.Start.getPointer(),
-                   d->range.End.getPointer() - d->range.Start.getPointer());
     shape.push_back(d->constValue ? Dim{d->constValue->i, ""}
-                                  : Dim{-1, text.str()});
+                                  : Dim{-1, sourceText(d->range)});
   }
   if (scratch.type.dims.empty() || scratch.type.dims.size() > 8) {
     diags.error(scratch.type.range, "tensors have rank 1 to 8");
@@ -730,6 +846,7 @@ void Sema::Impl::checkOperation(OperationDecl *o) {
   }
   for (size_t i = 0; i < o->args.size(); ++i)
     checkKernelArg(signature, o->args[i], i);
+  checkDimExpressions(signature, o->args);
   for (OperationStep &step : o->steps) {
     if (step.scratch)
       checkScratch(info, *step.scratch);

@@ -327,6 +327,10 @@ struct Sema::Impl {
   bool tunePointAdmitted(KernelDecl *k, const TunePoint &point);
 
   void checkKernelArg(KernelInfo &info, ArgDecl &a, unsigned index);
+  /// Tensor dimensions given by expressions, once every argument has bound
+  /// its symbolic dimensions: constants become fixed sizes, the others
+  /// derived dimensions the stub checks.
+  void checkDimExpressions(KernelInfo &info, std::vector<ArgDecl> &args);
 
   void bindSymDim(KernelInfo &info, NameExpr *n, unsigned arg, unsigned dim);
 

@@ -137,6 +137,10 @@ KernelSignature tlc::buildSignature(const KernelInfo &k) {
     dim.staticValue = d.staticValue;
     s.symDims.push_back(std::move(dim));
   }
+  for (const DerivedDimInfo &d : k.derivedDims)
+    s.derivedDims.push_back(
+        DerivedDim{d.arg, d.dim, convertGrid(d.expr, k),
+                   k.args[d.arg]->type.shape[d.dim].symbol});
   if (k.decl)
     for (size_t g = 0; g < k.decl->grid.size() && g < 3; ++g)
       s.grid.push_back(convertGrid(k.decl->grid[g].get(), k));

@@ -283,6 +283,15 @@ DictionaryAttr KernelSignature::toAttr(MLIRContext *ctx) const {
   }
   for (const GridExpr &g : grid)
     gridAttrs.push_back(exprToAttr(ctx, g));
+  SmallVector<Attribute> derivedAttrs;
+  for (const DerivedDim &e : derivedDims)
+    derivedAttrs.push_back(Dict(ctx)
+                               .setInt("arg", e.arg)
+                               .setInt("dim", e.dim)
+                               .set("value", exprToAttr(ctx, e.value))
+                               .setStr("text", e.text)
+                               .get());
+  d.set("derived", b.getArrayAttr(derivedAttrs));
   d.set("params", b.getArrayAttr(paramAttrs));
   d.set("args", b.getArrayAttr(argAttrs));
   d.set("dims", b.getArrayAttr(dimAttrs));
@@ -355,6 +364,22 @@ std::optional<KernelSignature> KernelSignature::fromAttr(DictionaryAttr attr) {
     if (!e)
       return std::nullopt;
     s.grid.push_back(std::move(*e));
+  }
+  ArrayAttr derived = getArray(attr, "derived");
+  if (!derived)
+    return std::nullopt;
+  for (Attribute a : derived) {
+    auto d = llvm::dyn_cast<DictionaryAttr>(a);
+    auto arg = getInt(d, "arg"), dim = getInt(d, "dim");
+    auto text = getStr(d, "text");
+    auto value =
+        d ? exprFromAttr(d.getAs<DictionaryAttr>("value")) : std::nullopt;
+    if (!arg || !dim || !text || !value || *arg < 0 ||
+        *arg >= (int64_t)s.args.size() || *dim < 0 ||
+        *dim >= (int64_t)s.args[*arg].type.shape.size())
+      return std::nullopt;
+    s.derivedDims.push_back(
+        DerivedDim{unsigned(*arg), unsigned(*dim), std::move(*value), *text});
   }
   return s;
 }

@@ -525,6 +525,26 @@ void StubBuilder::emitArgumentChecks(llvm::raw_ostream &os) {
          << staticDimText(i, d, t.shape[d].size) << "\");\n";
     }
   }
+  // Dimensions given by expressions of the others.
+  for (const DerivedDim &d : k.derivedDims) {
+    std::string a = argNames[d.arg] + ".shape[" + std::to_string(d.dim) + "]";
+    std::string value = print(d.value);
+    bool checked = StringRef(value).contains("tlc_grid_failed");
+    os << "    {\n";
+    if (checked)
+      os << "      bool tlc_grid_failed = false;\n";
+    os << "      const int64_t tlc_size = " << value << ";\n";
+    if (checked)
+      os << "      if (tlc_grid_failed)\n"
+         << "        return tlc::runtime::invalidArgument(\"" << k.name
+         << ": the size " << d.text << " of " << k.args[d.arg].name << ".shape["
+         << d.dim << "] divides by zero for these arguments\");\n";
+    os << "      if (" << a << " != tlc_size)\n"
+       << "        return tlc::runtime::dimMismatch(" << q << ", \""
+       << k.args[d.arg].name << "\", " << d.dim << ", " << a << ", \"" << d.text
+       << " = \" + std::to_string(tlc_size));\n"
+       << "    }\n";
+  }
   // Outputs against every other tensor (each pair of outputs once), once
   // the shapes are known to be right.
   for (unsigned i = 0; i < k.args.size(); ++i) {

@@ -62,11 +62,20 @@ struct SymDimInfo {
 using TunePoint = std::vector<std::pair<std::string, ConstValue>>;
 
 /// Everything later stages need about one checked kernel.
+/// A tensor dimension given by an expression of symbolic dimensions and
+/// parameters (`X: f32[N * H, D]`), which the stub checks.
+struct DerivedDimInfo {
+  unsigned arg;
+  unsigned dim;
+  const Expr *expr;
+};
+
 struct KernelInfo {
   KernelDecl *decl = nullptr;
   std::string name;
   std::vector<std::pair<std::string, ConstValue>> params; // final values
   std::vector<SymDimInfo> symDims;
+  std::vector<DerivedDimInfo> derivedDims;
   std::vector<Symbol *> args;
   int64_t threads = 128;
   /// The tune space: the tuned parameters (those fixed with -D left out)

@@ -84,12 +84,22 @@ struct SignatureDim {
   std::optional<int64_t> staticValue;
 };
 
+/// A dimension given by an expression of the symbolic dimensions and
+/// parameters (`X: f32[N * H, D]`): the stub checks the argument's size.
+struct DerivedDim {
+  unsigned arg = 0;
+  unsigned dim = 0;
+  GridExpr value;
+  std::string text; // as written, for messages
+};
+
 struct KernelSignature {
   std::string name;
   /// Final parameter values, printed ("BM=128", "T=f16").
   std::vector<std::pair<std::string, std::string>> params;
   std::vector<SignatureArg> args;
   std::vector<SignatureDim> symDims;
+  std::vector<DerivedDim> derivedDims;
   int64_t threads = 128;
   /// One expression per grid dimension (1 to 3).
   std::vector<GridExpr> grid;
