@@ -24,12 +24,13 @@
 // CHECK-NEXT: vector.broadcast %{{.*}} : f32 to vector<8xf32>
 // CHECK-NEXT: vector.store %{{.*}}, %[[FLAT]][%{{.*}}] : memref<256xf32>, vector<8xf32>
 //
-// copy in: a loop over rows; rows past the end of A are zero-filled, the
-// others read with masked transfers (ragged columns read zero).
+// copy in: a loop over rows; rows outside A (past its end, or before its
+// start: an unsigned compare) are zero-filled, the others read with masked
+// transfers (ragged columns read zero).
 // CHECK: scf.for %[[ROW:.*]] = %{{.*}} to %{{.*}} step
 // CHECK: %[[GROW:.*]] = arith.addi %[[I]], %[[ROW]]
 // CHECK: %[[M:.*]] = memref.dim %[[A]], %{{.*}}
-// CHECK: %[[IN:.*]] = arith.cmpi slt, %[[GROW]], %[[M]]
+// CHECK: %[[IN:.*]] = arith.cmpi ult, %[[GROW]], %[[M]]
 // CHECK: scf.if %[[IN]] {
 // CHECK: %[[V:.*]] = vector.transfer_read %[[A]][%[[GROW]], %{{.*}}], %{{.*}} : memref<?x?xf32, strided<[?, 1], offset: ?>>, vector<8xf32>
 // CHECK: vector.store %[[V]], %[[S]][%[[ROW]], %{{.*}}] : memref<16x16xf32>, vector<8xf32>
