@@ -26,7 +26,9 @@
 //
 // copy in: a loop over rows; rows outside A (past its end, or before its
 // start: an unsigned compare) are zero-filled, the others read with masked
-// transfers (ragged columns read zero).
+// transfers (ragged columns read zero) when the window starts at a column
+// >= 0 (element by element otherwise).
+// CHECK: arith.cmpi sge, %[[J]], %{{.*}}
 // CHECK: scf.for %[[ROW:.*]] = %{{.*}} to %{{.*}} step
 // CHECK: %[[GROW:.*]] = arith.addi %[[I]], %[[ROW]]
 // CHECK: %[[M:.*]] = memref.dim %[[A]], %{{.*}}
