@@ -28,7 +28,9 @@
 // start: an unsigned compare) are zero-filled, the others read with masked
 // transfers (ragged columns read zero) when the window starts at a column
 // >= 0 (element by element otherwise).
-// CHECK: arith.cmpi sge, %[[J]], %{{.*}}
+// CHECK: } else {
+// CHECK-NEXT: %{{.*}} = arith.constant 0 : index
+// CHECK-NEXT: %{{.*}} = arith.cmpi sge, %[[J]], %{{.*}}
 // CHECK: scf.for %[[ROW:.*]] = %{{.*}} to %{{.*}} step
 // CHECK: %[[GROW:.*]] = arith.addi %[[I]], %[[ROW]]
 // CHECK: %[[M:.*]] = memref.dim %[[A]], %{{.*}}
