@@ -66,11 +66,17 @@
 // CHECK: %[[SUM:.*]] = vector.reduction <add>, %{{.*}} : vector<8xf32> into f32
 // CHECK-NEXT: memref.store %[[SUM]], %[[R]][%{{.*}}] : memref<16xf32>
 //
-// copy out: the same row guard; only rows inside C are written.
+// copy out: the same row guard; only rows inside C are written (the row
+// guard has no else branch); a window that starts before C's first column
+// is written element by element, each guarded.
 // CHECK: memref.dim %[[C]]
 // CHECK: scf.if
 // CHECK: vector.transfer_write %{{.*}}, %[[C]][%{{.*}}, %{{.*}}] : vector<8xf32>, memref<?x?xf32, strided<[?, 1], offset: ?>>
-// CHECK-NOT: } else {
+// CHECK-NEXT: }
+// CHECK-NEXT: }
+// CHECK-NEXT: }
+// CHECK-NEXT: } else {
+// CHECK: memref.store %{{.*}}, %[[C]][%{{.*}}, %{{.*}}] : memref<?x?xf32, strided<[?, 1], offset: ?>>
 // CHECK: return
 
 // V128-LABEL: func.func @tlc_block_k(
