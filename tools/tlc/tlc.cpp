@@ -204,7 +204,8 @@ std::vector<std::string> depTargets(const Options &opts, const OutputPaths &out,
 }
 
 /// The bundle of a .tl file: STEM.tlc.h includes the header of every kernel
-/// in the file, STEM.tlc.cpp every launch stub (one translation unit). Their
+/// and operation in the file, STEM.tlc.cpp every launch stub (one
+/// translation unit; operations after their kernels). Their
 /// names depend only on the file name, so a build system can declare them as
 /// outputs before it knows the kernel names.
 bool writeBundle(const std::string &dir, const std::string &stem,
