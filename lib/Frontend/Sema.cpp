@@ -229,16 +229,13 @@ std::optional<ConstValue> Sema::Impl::kernelParamValue(ParamDecl &p) {
   return v;
 }
 
-void Sema::Impl::checkKernel(KernelDecl *k) {
-  self.kernelInfos.push_back(KernelInfo{});
-  KernelInfo &info = self.kernelInfos.back();
-  info.decl = k;
-  info.name = k->name + selection.suffix;
+void Sema::Impl::enterSignature(KernelInfo &info,
+                                std::vector<ParamDecl> &params) {
   kernel = &info;
   fnInstance = nullptr;
   resetScopes();
   pushScope();
-  for (ParamDecl &p : k->params) {
+  for (ParamDecl &p : params) {
     auto v = kernelParamValue(p);
     Type t = v ? typeOfConst(*v) : Type::invalid();
     p.symbol = declare(SymbolKind::Param, p.name, p.range, t);
@@ -246,6 +243,14 @@ void Sema::Impl::checkKernel(KernelDecl *k) {
     if (v)
       info.params.push_back({p.name, *v});
   }
+}
+
+void Sema::Impl::checkKernel(KernelDecl *k) {
+  self.kernelInfos.push_back(KernelInfo{});
+  KernelInfo &info = self.kernelInfos.back();
+  info.decl = k;
+  info.name = k->name + selection.suffix;
+  enterSignature(info, k->params);
   checkTune(k, info);
   for (size_t i = 0; i < k->args.size(); ++i)
     checkKernelArg(info, k->args[i], i);
@@ -832,18 +837,7 @@ void Sema::Impl::checkOperation(OperationDecl *o) {
   info.decl = o;
   KernelInfo &signature = info.signature;
   signature.name = o->name;
-  kernel = &signature;
-  fnInstance = nullptr;
-  resetScopes();
-  pushScope();
-  for (ParamDecl &p : o->params) {
-    auto v = kernelParamValue(p);
-    Type t = v ? typeOfConst(*v) : Type::invalid();
-    p.symbol = declare(SymbolKind::Param, p.name, p.range, t);
-    p.symbol->constValue = v;
-    if (v)
-      signature.params.push_back({p.name, *v});
-  }
+  enterSignature(signature, o->params);
   for (size_t i = 0; i < o->args.size(); ++i)
     checkKernelArg(signature, o->args[i], i);
   checkDimExpressions(signature, o->args);

@@ -319,6 +319,9 @@ struct Sema::Impl {
   std::optional<ConstValue> kernelParamValue(ParamDecl &p);
 
   void checkKernel(KernelDecl *k);
+  /// The scope of a kernel's or operation's body: `info` is the one being
+  /// checked, its parameters bound (defaults, then -D).
+  void enterSignature(KernelInfo &info, std::vector<ParamDecl> &params);
 
   /// Checks the `tune` clause and enumerates its points into `info`.
   void checkTune(KernelDecl *k, KernelInfo &info);
