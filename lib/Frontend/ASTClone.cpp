@@ -69,7 +69,8 @@ static ExprPtr cloneExpr(const Expr *e) {
     auto *s = static_cast<const SliceExpr *>(e);
     return std::make_unique<SliceExpr>(
         e->range, s->lo ? cloneExpr(s->lo.get()) : nullptr,
-        s->hi ? cloneExpr(s->hi.get()) : nullptr);
+        s->hi ? cloneExpr(s->hi.get()) : nullptr,
+        s->step ? cloneExpr(s->step.get()) : nullptr);
   }
   }
   return nullptr;

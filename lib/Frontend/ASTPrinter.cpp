@@ -181,7 +181,8 @@ static std::string exprText(const Expr &e, int minPrec = 0) {
   case ExprKind::Slice: {
     auto &sl = static_cast<const SliceExpr &>(e);
     s = (sl.lo ? exprText(*sl.lo) + " " : "") + ":" +
-        (sl.hi ? " " + exprText(*sl.hi) : "");
+        (sl.hi ? " " + exprText(*sl.hi) : "") +
+        (sl.step ? " : " + exprText(*sl.step) : "");
     break;
   }
   }
@@ -526,6 +527,8 @@ private:
         printExpr(*sl.lo, depth + 1);
       if (sl.hi)
         printExpr(*sl.hi, depth + 1);
+      if (sl.step)
+        printExpr(*sl.step, depth + 1);
       break;
     }
     default:

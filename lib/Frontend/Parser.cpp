@@ -1024,7 +1024,7 @@ bool Parser::parseExprList(std::vector<ExprPtr> &out, TokKind close) {
 }
 
 /// Indices after the '[' through the ']': expressions or slices
-/// (`lo : hi` with either bound optional).
+/// (`lo : hi` with either bound optional, then an optional `: step`).
 bool Parser::parseIndexList(std::vector<ExprPtr> &out) {
   do {
     SMLoc start = tok.loc();
@@ -1035,12 +1035,18 @@ bool Parser::parseIndexList(std::vector<ExprPtr> &out) {
       out.push_back(std::move(lo));
       continue;
     }
-    ExprPtr hi;
+    ExprPtr hi, step;
     if (tok.isNot(TokKind::Comma) && tok.isNot(TokKind::RBracket) &&
-        !(hi = parseExpr()))
+        tok.isNot(TokKind::Colon) && !(hi = parseExpr()))
       return false;
+    if (consumeIf(TokKind::Colon)) {
+      if (tok.is(TokKind::Comma) || tok.is(TokKind::RBracket))
+        return errorHere("expected a step after the second ':' of a slice");
+      if (!(step = parseExpr()))
+        return false;
+    }
     out.push_back(std::make_unique<SliceExpr>(rangeFrom(start), std::move(lo),
-                                              std::move(hi)));
+                                              std::move(hi), std::move(step)));
   } while (consumeIf(TokKind::Comma));
   return expect(TokKind::RBracket);
 }

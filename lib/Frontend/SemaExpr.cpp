@@ -39,7 +39,7 @@ Type Sema::Impl::checkExpr(Expr *e) {
     return checkElement(static_cast<IndexExpr *>(e));
   case ExprKind::Slice: {
     auto *s = static_cast<SliceExpr *>(e);
-    for (Expr *bound : {s->lo.get(), s->hi.get()})
+    for (Expr *bound : {s->lo.get(), s->hi.get(), s->step.get()})
       if (bound)
         checkExpr(bound);
     diags.error(e->range, "a slice 'lo : hi' is only allowed in a window of "

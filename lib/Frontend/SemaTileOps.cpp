@@ -55,7 +55,7 @@ Sema::Impl::checkOperand(Expr *e, bool allowWindow, const std::string &what) {
     }
     op.sliced = true;
     auto *slice = static_cast<SliceExpr *>(idx.get());
-    for (Expr *bound : {slice->lo.get(), slice->hi.get()})
+    for (Expr *bound : {slice->lo.get(), slice->hi.get(), slice->step.get()})
       if (bound)
         checkIndex(bound);
   }
@@ -119,9 +119,19 @@ bool Sema::Impl::checkSlicedWindow(const Operand &window, const Type &tile,
     std::optional<int64_t> hi = slice->hi        ? constant(slice->hi.get())
                                 : dim.isStatic() ? std::optional(dim.size)
                                                  : std::nullopt;
-    if (lo && hi && *hi - *lo > extent) {
+    std::optional<int64_t> step = slice->step ? constant(slice->step.get()) : 1;
+    if (step && *step <= 0) {
+      diags.error(slice->step->range, op +
+                                          ": a slice's step must be "
+                                          "positive, got " +
+                                          std::to_string(*step));
+      return false;
+    }
+    // Elements the slice takes: from lo by step while < hi.
+    if (lo && hi && step && *hi > *lo && (*hi - *lo - 1) / *step + 1 > extent) {
+      int64_t count = (*hi - *lo - 1) / *step + 1;
       diags.error(idx->range,
-                  op + ": the slice spans " + std::to_string(*hi - *lo) +
+                  op + ": the slice spans " + std::to_string(count) +
                       " elements of dimension " + std::to_string(d) + " of '" +
                       window.symbol->name + "' but the tile has " +
                       std::to_string(extent) + " along it");

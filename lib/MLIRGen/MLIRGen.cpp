@@ -481,12 +481,22 @@ private:
       }
       auto *slice = static_cast<tlc::SliceExpr *>(idx.get());
       Value lo = slice->lo ? toIndex(slice->lo.get()) : zero;
+      Value step = slice->step ? toIndex(slice->step.get()) : Value();
       Value start = lo, from = zero;
       bool knownNonNegative = !slice->lo || (slice->lo->constValue &&
                                              slice->lo->constValue->i >= 0);
-      if (!knownNonNegative) {
+      if (!knownNonNegative && !step) {
         start = arith::MaxSIOp::create(b, l, lo, zero);
         from = arith::MinSIOp::create(b, l, lo, zero);
+      } else if (!knownNonNegative) {
+        // The first element of the slice inside the tensor is number k0 =
+        // cdiv(-lo, step) (0 for lo >= 0); the window starts k0 before it.
+        Value before = arith::MaxSIOp::create(
+            b, l, arith::SubIOp::create(b, l, zero, lo), zero);
+        Value k0 = arith::CeilDivSIOp::create(b, l, before, step);
+        start = arith::AddIOp::create(b, l, lo,
+                                      arith::MulIOp::create(b, l, k0, step));
+        from = arith::SubIOp::create(b, l, zero, k0);
       }
       Value hi =
           slice->hi
@@ -495,10 +505,14 @@ private:
               : size;
       Value extent = arith::MaxSIOp::create(
           b, l, arith::SubIOp::create(b, l, hi, start), zero);
+      if (step) // elements start, start + step, ... below hi
+        extent = arith::CeilDivSIOp::create(b, l, extent, step);
       if (firstKept < 0)
         firstKept = d;
       offsets.push_back(start);
       sizes.push_back(extent);
+      if (step) // a constant step gives the view a static stride
+        strides[d] = getAsOpFoldResult(step);
       origin.push_back(from);
     }
     // A point outside the tensor empties the window (and keeps its offset

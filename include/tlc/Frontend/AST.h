@@ -159,8 +159,10 @@ struct IndexExpr : Expr {
 /// dimension the window covers (either bound may be missing).
 struct SliceExpr : Expr {
   ExprPtr lo, hi;
-  SliceExpr(llvm::SMRange r, ExprPtr l, ExprPtr h)
-      : Expr(ExprKind::Slice, r), lo(std::move(l)), hi(std::move(h)) {}
+  ExprPtr step; // `lo : hi : step`; null: 1
+  SliceExpr(llvm::SMRange r, ExprPtr l, ExprPtr h, ExprPtr s = nullptr)
+      : Expr(ExprKind::Slice, r), lo(std::move(l)), hi(std::move(h)),
+        step(std::move(s)) {}
 };
 
 //===----------------------------------------------------------------------===//

@@ -1,11 +1,13 @@
 // slices_driver.cpp: checks slices.tl (explicit windows) against C++
 // references: a point in a middle dimension, columns (strided windows) with
-// a slice end that masks, an atomic add into a column. Ragged sizes, and
-// points outside the tensor. -DTLC_T_BF16: heads compiled with T=bf16.
+// a slice end that masks, an atomic add into a column, slices with a step.
+// Ragged sizes, and points outside the tensor. -DTLC_T_BF16: heads compiled
+// with T=bf16.
 #include "check.h"
 #include "column.h"
 #include "head_sums.h"
 #include "heads.h"
+#include "strided.h"
 
 #include <tuple>
 
@@ -82,6 +84,38 @@ int main() {
     }
     checker.compare("column.out", size, Out, out, 0);
     checker.compare("column.sum", size, Sum, sum, 1e-6);
+  }
+  for (auto [M, N] : {std::tuple<int64_t, int64_t>{37, 40}, {2, 5}, {64, 32}}) {
+    const int64_t MY = (M + 1) / 2;
+    std::string size = check::sizeStr({M, N});
+    check::Rng rng("strided" + size);
+    check::Tensor<T> X({M, N}, 3), Y({MY, N}), Z({MY, N}, 1), V({MY, 8}),
+        W({M, N});
+    X.fillRandom(rng);
+    Y.poison();
+    Z.poison();
+    V.poison();
+    W.fill(7.0f);
+    if (!checker.launched(tlc::kernels::strided(X.view(), Y.view(), Z.view(),
+                                                V.view(), W.view()),
+                          "strided", size))
+      continue;
+    std::vector<double> refY(MY * N), refZ(MY * N), refV(MY * 8, 0.0),
+        refW(M * N, 7.0);
+    for (int64_t r = 0; r < MY; ++r) {
+      for (int64_t c = 0; c < N; ++c) {
+        refY[r * N + c] = X.get(2 * r * N + c);
+        refZ[r * N + c] = 2 * r - 3 >= 0 ? X.get((2 * r - 3) * N + c) : 0.0;
+        refW[2 * r * N + c] = X.get(2 * r * N + c);
+      }
+      for (int64_t j = 0; j < 8; ++j)
+        if (3 * j + 1 < N)
+          refV[r * 8 + j] = X.get(2 * r * N + 3 * j + 1);
+    }
+    checker.compare("strided.rows", size, Y, refY, 0.0);
+    checker.compare("strided.before", size, Z, refZ, 0.0);
+    checker.compare("strided.columns", size, V, refV, 0.0);
+    checker.compare("strided.store", size, W, refW, 0.0);
   }
   return checker.finish();
 }
