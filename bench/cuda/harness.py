@@ -1287,6 +1287,41 @@ def slices_cases(cfg, heads):
         cases.append(Case("head_sums", "head_sums %s %dx%dx%dx64 (pipelined "
                           "slice)" % (T, B, S, H), small, build_sums,
                           "memory"))
+    if "strided" not in heads:
+        return cases
+    for (M, N), small in [((37, 40), True), ((2, 5), True),
+                          ((8192, 8192), False)]:
+        def build_strided(ctx, g, M=M, N=N):
+            MY = (M + 1) // 2
+            X = ctx.rand(g, (M, N), T)
+            Y, Z = ctx.empty((MY, N), T), ctx.empty((MY, N), T)
+            V, W = ctx.empty((MY, 8), T), ctx.empty((M, N), T)
+
+            def reset():
+                for t in (Y, Z, V):
+                    t.fill_(float("nan"))
+                W.fill_(7.0)
+
+            def ref():
+                x = R(X)
+                z = torch.zeros(MY, N, dtype=torch.float64, device=x.device)
+                z[2:] = x[1::2][:max(0, MY - 2)]  # rows 2r - 3, r >= 2
+                v = torch.zeros(MY, 8, dtype=torch.float64, device=x.device)
+                cols = x[::2, 1::3][:, :8]
+                v[:, :cols.shape[1]] = cols
+                w = torch.full((M, N), 7.0, dtype=torch.float64,
+                               device=x.device)
+                w[::2] = x[::2]
+                return [x[::2], z, v, w]
+            return dict(args=[X, Y, Z, V, W],
+                        outputs=[("Y", Y), ("Z", Z), ("V", V), ("W", W)],
+                        reset=reset, ref=ref, fake=None,
+                        vendors={"torch X[::2].clone()":
+                                 lambda: X[::2].clone()},
+                        vendor_no_error=True, flops=None,
+                        bytes=DTYPE_SIZES[T] * 3.0 * M * N, tol=tol_for(T))
+        cases.append(Case("strided", "strided %s %dx%d (row and column steps)"
+                          % (T, M, N), small, build_strided, "memory"))
     return cases
 
 
