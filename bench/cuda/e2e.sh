@@ -98,6 +98,7 @@ CONFIGS=(
   "fp8_quant_e4m3_bn8k|fp8_quant.tl|T=bf16 BM=1 BN=8192"
   "fp8_gemm_e4m3|fp8_gemm.tl|T=bf16"
   "fp8_gemm_e4m3_wg2|fp8_gemm.tl|T=bf16 BN=256 Stages=4 Threads=256"
+  "fp8_gemm_e4m3_dispatch|fp8_gemm.tl|T=bf16 --tuning=examples/h200.tuning.json"
   "fp8_gemm_e5m2|fp8_gemm.tl|T=bf16 F=f8e5m2"
   "fp8_convert|../test/e2e/cpu/Inputs/fp8.tl|"
   "topk_gating_bf16|topk_gating.tl|T=bf16"
