@@ -706,7 +706,10 @@ void Sema::Impl::checkScratch(OperationInfo &info, ScratchDecl &scratch) {
     ok = false;
   }
   Type t = ok ? Type::tile(*dtype, MemScope::Global, shape) : Type::invalid();
-  scratch.symbol = declare(SymbolKind::Arg, scratch.name, scratch.range, t);
+  Symbol *sym = declare(SymbolKind::Arg, scratch.name, scratch.range, t);
+  if (sym->range.Start != scratch.range.Start)
+    return; // a redefinition (reported): the name keeps its first meaning
+  scratch.symbol = sym;
   scratch.symbol->index = -1 - int(info.scratch.size());
   info.scratch.push_back(&scratch);
 }
