@@ -495,39 +495,48 @@ static std::string sourceText(SMRange range) {
   return out;
 }
 
-/// Every name in `e`, in order.
-static void collectNames(Expr *e, std::vector<NameExpr *> &names) {
-  if (!e)
-    return;
+/// Calls `fn` on each direct operand of `e` (in source order).
+static void forEachOperand(Expr *e, llvm::function_ref<void(Expr *)> fn) {
   switch (e->kind) {
-  case ExprKind::Name:
-    names.push_back(static_cast<NameExpr *>(e));
-    return;
   case ExprKind::Unary:
-    return collectNames(static_cast<UnaryExpr *>(e)->operand.get(), names);
+    return fn(static_cast<UnaryExpr *>(e)->operand.get());
   case ExprKind::Binary:
-    collectNames(static_cast<BinaryExpr *>(e)->lhs.get(), names);
-    return collectNames(static_cast<BinaryExpr *>(e)->rhs.get(), names);
+    fn(static_cast<BinaryExpr *>(e)->lhs.get());
+    return fn(static_cast<BinaryExpr *>(e)->rhs.get());
   case ExprKind::Ternary: {
     auto *t = static_cast<TernaryExpr *>(e);
     for (Expr *x : {t->cond.get(), t->trueValue.get(), t->falseValue.get()})
-      collectNames(x, names);
+      fn(x);
     return;
   }
   case ExprKind::Call:
     for (ExprPtr &a : static_cast<CallExpr *>(e)->args)
-      collectNames(a.get(), names);
+      fn(a.get());
     return;
   case ExprKind::Index: {
     auto *ix = static_cast<IndexExpr *>(e);
-    collectNames(ix->base.get(), names);
+    fn(ix->base.get());
     for (ExprPtr &i : ix->indices)
-      collectNames(i.get(), names);
+      fn(i.get());
+    return;
+  }
+  case ExprKind::Slice: {
+    auto *sl = static_cast<SliceExpr *>(e);
+    for (Expr *x : {sl->lo.get(), sl->hi.get(), sl->step.get()})
+      if (x)
+        fn(x);
     return;
   }
   default:
     return;
   }
+}
+
+/// Every name in `e`, in order.
+static void collectNames(Expr *e, std::vector<NameExpr *> &names) {
+  if (e->kind == ExprKind::Name)
+    return names.push_back(static_cast<NameExpr *>(e));
+  forEachOperand(e, [&](Expr *x) { collectNames(x, names); });
 }
 
 void Sema::Impl::checkDimExpressions(KernelInfo &info,
@@ -625,42 +634,17 @@ void Sema::Impl::bindSymDim(KernelInfo &info, NameExpr *n, unsigned arg,
 /// The first part of `e` that only exists on the device (an element of a
 /// tensor, a tensor, a tile fn call), or null.
 static const Expr *deviceOnlyPart(const Expr *e) {
-  if (!e)
-    return nullptr;
-  switch (e->kind) {
-  case ExprKind::Index:
-  case ExprKind::Slice:
+  if (e->kind == ExprKind::Index || e->kind == ExprKind::Slice ||
+      (e->kind == ExprKind::Name && e->type.kind == TypeKind::Tensor) ||
+      (e->kind == ExprKind::Call &&
+       static_cast<const CallExpr *>(e)->resolvedFn))
     return e;
-  case ExprKind::Name:
-    return e->type.kind == TypeKind::Tensor ? e : nullptr;
-  case ExprKind::Call: {
-    auto *c = static_cast<const CallExpr *>(e);
-    if (c->resolvedFn)
-      return c;
-    for (const ExprPtr &a : c->args)
-      if (const Expr *f = deviceOnlyPart(a.get()))
-        return f;
-    return nullptr;
-  }
-  case ExprKind::Unary:
-    return deviceOnlyPart(static_cast<const UnaryExpr *>(e)->operand.get());
-  case ExprKind::Binary: {
-    auto *b = static_cast<const BinaryExpr *>(e);
-    if (const Expr *f = deviceOnlyPart(b->lhs.get()))
-      return f;
-    return deviceOnlyPart(b->rhs.get());
-  }
-  case ExprKind::Ternary: {
-    auto *t = static_cast<const TernaryExpr *>(e);
-    for (const Expr *x :
-         {t->cond.get(), t->trueValue.get(), t->falseValue.get()})
-      if (const Expr *f = deviceOnlyPart(x))
-        return f;
-    return nullptr;
-  }
-  default:
-    return nullptr;
-  }
+  const Expr *found = nullptr;
+  forEachOperand(const_cast<Expr *>(e), [&](Expr *x) {
+    if (!found)
+      found = deviceOnlyPart(x);
+  });
+  return found;
 }
 
 bool Sema::Impl::checkHostExpr(Expr *e, const char *what) {
