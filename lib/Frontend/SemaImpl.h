@@ -242,11 +242,14 @@ struct Sema::Impl {
     Symbol *symbol = nullptr;
     Type type; // the tile or tensor type
     bool window = false;
-    bool sliced = false; // an explicit window: some indices are slices
+    bool sliced = false;  // an explicit window: some indices are slices
+    bool gathers = false; // some indices gather through index tiles
   };
 
   std::optional<Operand> checkOperand(Expr *e, bool allowWindow,
                                       const std::string &what);
+  /// `idx[:]` (plus an offset) in a window: a rank-1 i32/i64 tile.
+  bool checkGatherIndex(const GatherIndex &g);
 
   bool checkWritable(const Operand &op, SMRange range);
 

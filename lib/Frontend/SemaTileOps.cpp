@@ -49,6 +49,13 @@ Sema::Impl::checkOperand(Expr *e, bool allowWindow, const std::string &what) {
     ok &= !it.isInvalid();
   };
   for (ExprPtr &idx : index->indices) {
+    if (auto gather = matchGatherIndex(idx.get())) {
+      op.sliced = op.gathers = true;
+      ok &= checkGatherIndex(*gather);
+      if (gather->offset)
+        checkIndex(gather->offset);
+      continue;
+    }
     if (idx->kind != ExprKind::Slice) {
       checkIndex(idx.get());
       continue;
@@ -59,6 +66,12 @@ Sema::Impl::checkOperand(Expr *e, bool allowWindow, const std::string &what) {
       if (bound)
         checkIndex(bound);
   }
+  if (op.gathers && t.kind != TypeKind::Tensor) {
+    diags.error(e->range, "gathers read rows of tensors; a window of tile '" +
+                              op.symbol->name +
+                              "' takes an origin per dimension");
+    return std::nullopt;
+  }
   if (op.sliced && t.kind != TypeKind::Tensor) {
     diags.error(e->range, "slices select parts of tensors; a window of tile '" +
                               op.symbol->name +
@@ -68,6 +81,28 @@ Sema::Impl::checkOperand(Expr *e, bool allowWindow, const std::string &what) {
   }
   op.window = true;
   return ok ? std::optional(op) : std::nullopt;
+}
+
+bool Sema::Impl::checkGatherIndex(const GatherIndex &g) {
+  Expr *base = g.tile->base.get();
+  if (base->kind != ExprKind::Name) {
+    diags.error(g.tile->range, "a gather index must be a tile name, e.g. "
+                               "idx[:]");
+    return false;
+  }
+  Type t = checkExpr(base);
+  if (t.isInvalid())
+    return false;
+  if (t.kind != TypeKind::Tile || t.rank() != 1 ||
+      (t.dtype != DType::I32 && t.dtype != DType::I64)) {
+    diags.error(g.tile->range,
+                "a gather index must be a rank-1 i32 or i64 tile, got '" +
+                    static_cast<NameExpr *>(base)->name + "' of type " +
+                    t.str());
+    return false;
+  }
+  g.tile->type = t;
+  return true;
 }
 
 bool Sema::Impl::checkWritable(const Operand &op, SMRange range) {
@@ -84,18 +119,37 @@ bool Sema::Impl::checkWritable(const Operand &op, SMRange range) {
 bool Sema::Impl::checkSlicedWindow(const Operand &window, const Type &tile,
                                    Expr *windowExpr, const std::string &op) {
   auto *index = static_cast<IndexExpr *>(windowExpr);
-  size_t kept = 0;
+  // Every slice keeps a dimension; the index tiles of a gather together
+  // keep one, at the place of the first.
+  size_t kept = window.gathers ? 1 : 0;
   for (ExprPtr &idx : index->indices)
     kept += idx->kind == ExprKind::Slice;
   if (kept != tile.rank()) {
     diags.error(windowExpr->range,
                 op + ": the window of '" + window.symbol->name + "' keeps " +
                     std::to_string(kept) + " dimension" +
-                    (kept == 1 ? "" : "s") + " (one per slice) but the tile " +
-                    "has rank " + std::to_string(tile.rank()));
+                    (kept == 1 ? "" : "s") +
+                    (window.gathers ? " (one per slice, one for the gather)"
+                                    : " (one per slice)") +
+                    " but the tile has rank " + std::to_string(tile.rank()));
     return false;
   }
+  if (window.gathers) {
+    // Gathered rows are copied as contiguous runs of the last dimension.
+    Expr *last = index->indices.back().get();
+    auto *slice = last->kind == ExprKind::Slice ? static_cast<SliceExpr *>(last)
+                                                : nullptr;
+    if (!slice || (slice->step && !(slice->step->constValue &&
+                                    slice->step->constValue->i == 1))) {
+      diags.error(last->range,
+                  op + ": a gather copies runs of the last dimension of '" +
+                      window.symbol->name +
+                      "'; its last index must be a slice with step 1");
+      return false;
+    }
+  }
   size_t t = 0;
+  std::optional<size_t> gatherDim;
   for (size_t d = 0; d < index->indices.size(); ++d) {
     Expr *idx = index->indices[d].get();
     auto constant = [](Expr *e) -> std::optional<int64_t> {
@@ -103,6 +157,23 @@ bool Sema::Impl::checkSlicedWindow(const Operand &window, const Type &tile,
         return e->constValue->i;
       return std::nullopt;
     };
+    if (auto gather = matchGatherIndex(idx)) {
+      if (!gatherDim)
+        gatherDim = t++;
+      int64_t rows = gather->tile->type.shape[0].size;
+      int64_t extent = tile.shape[*gatherDim].size;
+      if (rows != extent) {
+        diags.error(
+            gather->tile->range,
+            op + ": index tile '" +
+                static_cast<NameExpr *>(gather->tile->base.get())->name +
+                "' has " + std::to_string(rows) +
+                " elements but the tile has " + std::to_string(extent) +
+                " along the gathered dimension " + std::to_string(*gatherDim));
+        return false;
+      }
+      continue;
+    }
     if (idx->kind != ExprKind::Slice) {
       if (auto c = constant(idx); c && *c < 0) {
         diags.error(idx->range, op + ": index " + std::to_string(*c) +
@@ -442,7 +513,7 @@ bool Sema::Impl::checkElementAtomic(CallExpr *e) {
   }
   if (dst->sliced) {
     diags.error(target->range, e->callee + " needs an element of a tensor, "
-                                           "not a slice of it");
+                                           "not a slice or gather of it");
     return false;
   }
   target->type = Type::scalar(dst->type.dtype);
@@ -463,6 +534,11 @@ bool Sema::Impl::checkAtomicAdd(CallExpr *e) {
   if (dst->type.kind != TypeKind::Tensor || !dst->window) {
     diags.error(e->args[0]->range, "atomic_add destination must be a window "
                                    "of a global tensor, e.g. Out[i, j]");
+    return false;
+  }
+  if (dst->gathers) {
+    diags.error(e->args[0]->range, "atomic_add cannot scatter through an "
+                                   "index tile (copy can)");
     return false;
   }
   if (src->type.kind != TypeKind::Tile) {

@@ -433,12 +433,23 @@ private:
 
   //===--- Tile ops -----------------------------------------------------===//
 
-  /// A tile-op operand: the memref and, for a window, its origin.
-  std::pair<Value, SmallVector<Value>> genOperand(tlc::Expr *e) {
+  /// The index tiles of a gather window and the dimensions of its view
+  /// they index.
+  struct Gathers {
+    SmallVector<Value> tiles;
+    SmallVector<int64_t> dims;
+  };
+
+  /// A tile-op operand: the memref and, for a window, its origin (and its
+  /// index tiles in `gathers`, for a copy).
+  std::pair<Value, SmallVector<Value>> genOperand(tlc::Expr *e,
+                                                  Gathers *gathers = nullptr) {
     if (e->kind == tlc::ExprKind::Index &&
-        llvm::any_of(static_cast<tlc::IndexExpr *>(e)->indices,
-                     [](auto &i) { return i->kind == tlc::ExprKind::Slice; }))
-      return genSlicedWindow(static_cast<tlc::IndexExpr *>(e));
+        llvm::any_of(static_cast<tlc::IndexExpr *>(e)->indices, [](auto &i) {
+          return i->kind == tlc::ExprKind::Slice ||
+                 tlc::matchGatherIndex(i.get());
+        }))
+      return genSlicedWindow(static_cast<tlc::IndexExpr *>(e), gathers);
     if (e->kind == tlc::ExprKind::Index) {
       auto *ix = static_cast<tlc::IndexExpr *>(e);
       SmallVector<Value> idx;
@@ -455,8 +466,10 @@ private:
   /// outside the tensor), with the window origin at 0. A copy then masks
   /// everything past the view like past a tensor. A slice that may start
   /// before the tensor makes the view start at 0 and the window's origin in
-  /// it negative, so those elements are masked too.
-  std::pair<Value, SmallVector<Value>> genSlicedWindow(tlc::IndexExpr *ix) {
+  /// it negative, so those elements are masked too. A gathered dimension
+  /// stays whole in the view; the origin along it is the gather's offset.
+  std::pair<Value, SmallVector<Value>> genSlicedWindow(tlc::IndexExpr *ix,
+                                                       Gathers *gathers) {
     Location l = loc(ix->loc());
     Value tensor = genExpr(ix->base.get());
     auto type = llvm::cast<MemRefType>(tensor.getType());
@@ -468,6 +481,23 @@ private:
     int64_t firstKept = -1;
     for (auto [d, idx] : llvm::enumerate(ix->indices)) {
       Value size = memref::DimOp::create(b, l, tensor, d);
+      if (auto gather = tlc::matchGatherIndex(idx.get())) {
+        assert(gathers && "Sema allows gathers in copies only");
+        gathers->tiles.push_back(genExpr(gather->tile->base.get()));
+        gathers->dims.push_back(origin.size());
+        Value shift = zero;
+        if (gather->offset) {
+          shift = toIndex(gather->offset);
+          if (gather->subtract)
+            shift = arith::SubIOp::create(b, l, zero, shift);
+        }
+        if (firstKept < 0)
+          firstKept = d;
+        offsets.push_back(zero);
+        sizes.push_back(size);
+        origin.push_back(shift);
+        continue;
+      }
       if (idx->kind != tlc::ExprKind::Slice) {
         Value p = toIndex(idx.get());
         offsets.push_back(p);
@@ -523,14 +553,14 @@ private:
                                   llvm::cast<Value>(sizes[firstKept]), zero)
               .getResult();
       for (auto [d, idx] : llvm::enumerate(ix->indices))
-        if (idx->kind != tlc::ExprKind::Slice)
+        if (idx->kind != tlc::ExprKind::Slice &&
+            !tlc::matchGatherIndex(idx.get()))
           offsets[d] =
               arith::SelectOp::create(b, l, pointsInside,
                                       llvm::cast<Value>(offsets[d]), zero)
                   .getResult();
     }
-    size_t kept = llvm::count_if(
-        ix->indices, [](auto &i) { return i->kind == tlc::ExprKind::Slice; });
+    size_t kept = origin.size();
     SmallVector<int64_t> shape(kept, ShapedType::kDynamic);
     auto viewType = memref::SubViewOp::inferRankReducedResultType(
         shape, type, offsets, sizes, strides);
@@ -596,8 +626,17 @@ private:
     Location l = loc(e->loc());
     StringRef op = e->callee;
     if (op == "copy") {
-      auto [src, srcIdx] = genOperand(e->args[0].get());
-      auto [dst, dstIdx] = genOperand(e->args[1].get());
+      Gathers gathers;
+      auto [src, srcIdx] = genOperand(e->args[0].get(), &gathers);
+      auto [dst, dstIdx] = genOperand(e->args[1].get(), &gathers);
+      if (!gathers.tiles.empty()) {
+        auto copy = tlc::tile::CopyOp::create(
+            b, l, src, srcIdx, gathers.tiles, dst, dstIdx,
+            b.getDenseI64ArrayAttr(gathers.dims), false, false);
+        copy.setSourceUnsigned(e->args[0]->type.dtype == DType::U8);
+        copy.setDestUnsigned(e->args[1]->type.dtype == DType::U8);
+        return;
+      }
       if (isStridedView(src) || isStridedView(dst)) {
         genElementwiseCopy(src, srcIdx, dst, dstIdx,
                            e->args[0]->type.dtype == DType::U8,

@@ -165,6 +165,45 @@ struct SliceExpr : Expr {
         step(std::move(s)) {}
 };
 
+/// A window index that gathers through an index tile: `idx[:]` (the
+/// positions along that dimension are the tile's elements), optionally
+/// shifted by a scalar: `idx[:] + e`, `e + idx[:]`, `idx[:] - e`.
+struct GatherIndex {
+  IndexExpr *tile = nullptr; // `idx[:]`
+  Expr *offset = nullptr;    // `e`, or null
+  bool subtract = false;     // `idx[:] - e`
+};
+
+/// Whether `idx` is `NAME[:]` (one index, a slice without bounds).
+inline bool isWholeSlice(const Expr *e) {
+  if (e->kind != ExprKind::Index)
+    return false;
+  auto *ix = static_cast<const IndexExpr *>(e);
+  if (ix->indices.size() != 1 || ix->indices[0]->kind != ExprKind::Slice)
+    return false;
+  auto *s = static_cast<const SliceExpr *>(ix->indices[0].get());
+  return !s->lo && !s->hi && !s->step;
+}
+
+/// The gather form of window index `e`, by its syntax alone.
+inline std::optional<GatherIndex> matchGatherIndex(Expr *e) {
+  if (isWholeSlice(e))
+    return GatherIndex{static_cast<IndexExpr *>(e), nullptr, false};
+  if (e->kind != ExprKind::Binary)
+    return std::nullopt;
+  auto *bin = static_cast<BinaryExpr *>(e);
+  bool add = bin->op == BinaryOp::Add;
+  if (!add && bin->op != BinaryOp::Sub)
+    return std::nullopt;
+  if (isWholeSlice(bin->lhs.get()) && !isWholeSlice(bin->rhs.get()))
+    return GatherIndex{static_cast<IndexExpr *>(bin->lhs.get()), bin->rhs.get(),
+                       !add};
+  if (add && isWholeSlice(bin->rhs.get()) && !isWholeSlice(bin->lhs.get()))
+    return GatherIndex{static_cast<IndexExpr *>(bin->rhs.get()), bin->lhs.get(),
+                       false};
+  return std::nullopt;
+}
+
 //===----------------------------------------------------------------------===//
 // Type expressions: `f32`, `T`, `T[M, K]`
 //===----------------------------------------------------------------------===//

@@ -6,7 +6,9 @@
 // window inside the tensor takes plain vector loads/stores; a ragged one
 // checks every row (rows outside read as zeros and are not written) and
 // masks the columns, with vector masks when it starts at a column >= 0, one
-// element at a time when it starts before the tensor's first column.
+// element at a time when it starts before the tensor's first column. A
+// gather reads each row's position from its index tiles and always checks
+// rows.
 //
 //===----------------------------------------------------------------------===//
 #include "CPULowering.h"
@@ -32,12 +34,12 @@ public:
     origin.assign(
         srcWindow ? op.getSourceIndices().begin() : op.getDestIndices().begin(),
         srcWindow ? op.getSourceIndices().end() : op.getDestIndices().end());
-    window = srcWindow ? src : dstWindow ? dst : Value();
+    window = op.getWindow();
     global =
         window && !tile::getScope(llvm::cast<MemRefType>(window.getType()));
-    lead = window ? llvm::cast<MemRefType>(window.getType()).getRank() -
-                        (int64_t)shape.size()
-                  : 0;
+    tileDims = op.getWindowTileDims();
+    gathers = op.getGatherPerDim();
+    gathered = !op.getGathers().empty();
     srcElem = llvm::cast<MemRefType>(src.getType()).getElementType();
     dstElem = llvm::cast<MemRefType>(dst.getType()).getElementType();
     Type windowElem = srcWindow ? srcElem : dstElem;
@@ -55,11 +57,13 @@ public:
       emitRows(/*masked=*/false);
       return;
     }
-    auto ifOp = scf::IfOp::create(b, loc, windowInside(), /*withElse=*/true);
     OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
-    emitRows(/*masked=*/false);
-    b.setInsertionPoint(ifOp.elseBlock()->getTerminator());
+    if (!gathered) {
+      auto ifOp = scf::IfOp::create(b, loc, windowInside(), /*withElse=*/true);
+      b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+      emitRows(/*masked=*/false);
+      b.setInsertionPoint(ifOp.elseBlock()->getTerminator());
+    }
     if (scalarEdges) {
       emitRows(/*masked=*/true);
       return;
@@ -81,11 +85,15 @@ private:
   OpBuilder b;
   Location loc;
   Value src, dst, window;
-  bool srcWindow, dstWindow, srcUnsigned, dstUnsigned, global = false,
-                                                       scalarEdges = false;
+  bool srcWindow, dstWindow, srcUnsigned, dstUnsigned,
+      global = false, scalarEdges = false, gathered = false;
   ArrayRef<int64_t> shape;
   SmallVector<Value> origin;
-  int64_t lead = 0, lanes = 1;
+  /// Per window dimension: the tile dimension covering it (-1: a point)
+  /// and its index tile (gathers only).
+  SmallVector<int64_t> tileDims;
+  SmallVector<Value> gathers;
+  int64_t lanes = 1;
   Type srcElem, dstElem;
 
   Value index(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
@@ -95,7 +103,7 @@ private:
   Value windowInside() {
     Value inside;
     for (int64_t k = 0; k < (int64_t)origin.size(); ++k) {
-      int64_t extent = k < lead ? 1 : shape[k - lead];
+      int64_t extent = tileDims[k] < 0 ? 1 : shape[tileDims[k]];
       Value end = arith::AddIOp::create(b, loc, origin[k], index(extent));
       Value ok =
           arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, end,
@@ -112,11 +120,20 @@ private:
   void emitRows(bool masked) {
     buildLoopNest(b, loc, shape.drop_back(), [&](ValueRange ivs) {
       // Indices of the row on the tile side and on the window side.
-      SmallVector<Value> tileRow(ivs),
-          winRow(origin.begin(), origin.begin() + lead);
-      for (int64_t d = 0; window && d + 1 < (int64_t)shape.size(); ++d)
-        winRow.push_back(
-            arith::AddIOp::create(b, loc, origin[lead + d], ivs[d]));
+      SmallVector<Value> tileRow(ivs), winRow;
+      for (int64_t k = 0; window && k + 1 < (int64_t)origin.size(); ++k) {
+        int64_t t = tileDims[k];
+        if (t < 0) {
+          winRow.push_back(origin[k]);
+          continue;
+        }
+        Value step = ivs[t];
+        if (gathers[k]) // signed: a negative index is outside
+          step = arith::IndexCastOp::create(
+              b, loc, b.getIndexType(),
+              memref::LoadOp::create(b, loc, gathers[k], ValueRange{ivs[t]}));
+        winRow.push_back(arith::AddIOp::create(b, loc, origin[k], step));
+      }
       Value rowInside;
       if (masked)
         for (size_t k = 0; k < winRow.size(); ++k) {

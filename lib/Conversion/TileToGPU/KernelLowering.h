@@ -206,6 +206,9 @@ llvm::SmallVector<PipelinedLoop> findPipelinedLoops(mlir::Operation *func);
 /// index through pure ops only, so the copy of a later iteration can be
 /// issued ahead.
 bool originIssuableAhead(mlir::scf::ForOp loop, tile::CopyOp copy);
+/// Whether an index tile of gather `copy` is written in `loop` (then a
+/// later iteration's rows are not known ahead).
+bool gatherIndexWrittenIn(mlir::scf::ForOp loop, tile::CopyOp copy);
 /// The pipelines tile-plan-pipelines chose: loops with tile.pipeline_stages
 /// and their tile.async producers.
 llvm::SmallVector<PipelinedLoop> plannedPipelines(mlir::Operation *func);

@@ -214,20 +214,61 @@ void gpu_lowering::storeElement(OpBuilder &b, Location loc,
   memref::StoreOp::create(b, loc, value, v, k.sharedPosition(b, loc, v, index));
 }
 
-/// The position in `memref` of element `index` of a window at `origin` (the
-/// window covers the trailing dimensions) and whether it is in bounds.
-static std::pair<SmallVector<Value>, Value>
-windowElement(OpBuilder &b, Location loc, Value memref, ValueRange origin,
-              ValueRange index) {
-  SmallVector<Value> full(origin.begin(), origin.end());
-  size_t lead = full.size() - index.size();
-  for (size_t d = 0; d < index.size(); ++d)
-    full[lead + d] = arith::AddIOp::create(b, loc, full[lead + d], index[d]);
+namespace {
+/// How a copy's (or atomic_add's) window places the tile's elements in its
+/// memref: per dimension, the tile dimension covering it (-1: a point at
+/// the origin) and, for gathers, the index tile read along it.
+struct WindowMap {
+  Value memref;
+  ValueRange origin;
+  SmallVector<int64_t> tileDims;
+  SmallVector<Value> gathers;
+
+  /// A window at `origin` covering the trailing dimensions of `memref`.
+  static WindowMap trailing(Value memref, ValueRange origin, size_t tileRank) {
+    WindowMap w{memref, origin, {}, {}};
+    size_t rank = origin.size(), lead = rank - tileRank;
+    for (size_t d = 0; d < rank; ++d)
+      w.tileDims.push_back(d < lead ? -1 : (int64_t)(d - lead));
+    w.gathers.resize(rank);
+    return w;
+  }
+  static WindowMap of(tile::CopyOp op) {
+    return {op.getWindow(), op.getWindowOrigin(), op.getWindowTileDims(),
+            op.getGatherPerDim()};
+  }
+  bool gathered() const {
+    return llvm::any_of(gathers, [](Value g) { return bool(g); });
+  }
+};
+} // namespace
+
+/// The position in the window's memref of tile element `index` and whether
+/// it is in bounds. A gather reads the position from its index tile (in
+/// shared memory or this thread's local memory; signed, so a negative
+/// index is out of bounds).
+static std::pair<SmallVector<Value>, Value> windowElement(OpBuilder &b,
+                                                          Location loc,
+                                                          const WindowMap &w,
+                                                          ValueRange index) {
+  SmallVector<Value> full(w.origin.begin(), w.origin.end());
+  for (size_t d = 0; d < full.size(); ++d) {
+    int64_t t = w.tileDims[d];
+    if (t < 0)
+      continue;
+    Value step = index[t];
+    if (w.gathers[d])
+      step = arith::IndexCastOp::create(
+          b, loc, b.getIndexType(),
+          memref::LoadOp::create(b, loc, w.gathers[d], ValueRange{index[t]}));
+    full[d] = arith::AddIOp::create(b, loc, full[d], step);
+  }
   Value valid;
   for (size_t d = 0; d < full.size(); ++d) {
     // Unsigned: a negative position is out of bounds too.
-    Value ok = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, full[d],
-                                     memref::DimOp::create(b, loc, memref, d));
+    Value ok =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, full[d],
+                              memref::DimOp::create(b, loc, w.memref, d));
     valid = valid ? arith::AndIOp::create(b, loc, valid, ok) : ok;
   }
   return {full, valid};
@@ -299,29 +340,28 @@ void KernelLowering::lowerCopy(tile::CopyOp op) {
   if (dist.kind == Distribution::Strided && !op.getSourceIndices().empty() &&
       succeeded(lowerVectorCopy(op)))
     return;
-  forEachElement(b, loc, op.getTileShape(), dist,
-                 [&](OpBuilder &b, ValueRange index, int64_t slot) {
-                   Value value;
-                   if (!op.getSourceIndices().empty()) {
-                     auto [pos, valid] = windowElement(
-                         b, loc, src, op.getSourceIndices(), index);
-                     value = loadOrZero(b, loc, src, pos, valid);
-                   } else {
-                     value = loadElement(b, loc, *this, src, index, slot);
-                   }
-                   value = tile::castElements(b, loc, value, dstElem,
-                                              op.getSourceUnsigned(),
-                                              op.getDestUnsigned());
-                   if (!op.getDestIndices().empty()) {
-                     auto [pos, valid] =
-                         windowElement(b, loc, dst, op.getDestIndices(), index);
-                     buildIf(b, loc, valid, [&](OpBuilder &b) {
-                       memref::StoreOp::create(b, loc, value, dst, pos);
-                     });
-                   } else {
-                     storeElement(b, loc, *this, value, dst, index, slot);
-                   }
-                 });
+  forEachElement(
+      b, loc, op.getTileShape(), dist,
+      [&](OpBuilder &b, ValueRange index, int64_t slot) {
+        Value value;
+        if (!op.getSourceIndices().empty()) {
+          auto [pos, valid] = windowElement(b, loc, WindowMap::of(op), index);
+          value = loadOrZero(b, loc, src, pos, valid);
+        } else {
+          value = loadElement(b, loc, *this, src, index, slot);
+        }
+        value =
+            tile::castElements(b, loc, value, dstElem, op.getSourceUnsigned(),
+                               op.getDestUnsigned());
+        if (!op.getDestIndices().empty()) {
+          auto [pos, valid] = windowElement(b, loc, WindowMap::of(op), index);
+          buildIf(b, loc, valid, [&](OpBuilder &b) {
+            memref::StoreOp::create(b, loc, value, dst, pos);
+          });
+        } else {
+          storeElement(b, loc, *this, value, dst, index, slot);
+        }
+      });
 }
 
 /// Whether the 16-byte chunks of a copy from global window `op` can be
@@ -392,11 +432,11 @@ void KernelLowering::emitVectorCopy(OpBuilder &b, tile::CopyOp op,
   Type srcElem = memrefType(src).getElementType();
   Type dstElem = memrefType(dst).getElementType();
   int64_t dstBytes = dstElem.getIntOrFloatBitWidth() / 8;
-  ValueRange origin = op.getSourceIndices();
+  WindowMap window = WindowMap::of(op);
   int64_t srcRank = memrefType(src).getRank();
   Value innerSize = memref::DimOp::create(b, loc, src, srcRank - 1);
   forEachChunk(b, loc, op, width, [&](OpBuilder &b, ValueRange index) {
-    auto [pos, valid] = windowElement(b, loc, src, origin, index);
+    auto [pos, valid] = windowElement(b, loc, window, index);
     Value end =
         arith::AddIOp::create(b, loc, pos.back(), indexConst(b, loc, width));
     Value whole = arith::AndIOp::create(
@@ -422,7 +462,7 @@ void KernelLowering::emitVectorCopy(OpBuilder &b, tile::CopyOp op,
       SmallVector<Value> at(index.begin(), index.end());
       at.back() =
           arith::AddIOp::create(b, loc, at.back(), indexConst(b, loc, l));
-      auto [p, ok] = windowElement(b, loc, src, origin, at);
+      auto [p, ok] = windowElement(b, loc, window, at);
       Value x =
           tile::castElements(b, loc, loadOrZero(b, loc, src, p, ok), dstElem,
                              op.getSourceUnsigned(), op.getDestUnsigned());
@@ -475,7 +515,7 @@ void KernelLowering::lowerAsyncCopy(tile::CopyOp op) {
   Location loc = op.getLoc();
   Value src = op.getSource(), dst = op.getDest();
   int64_t fullWidth = vectorWidth(op);
-  ValueRange origin = op.getSourceIndices();
+  WindowMap window = WindowMap::of(op);
   int64_t srcRank = memrefType(src).getRank();
   // Each chunk of `width` elements as one asynchronous copy; `edges`: some
   // may be partly or wholly outside the tensor.
@@ -483,7 +523,7 @@ void KernelLowering::lowerAsyncCopy(tile::CopyOp op) {
     Value innerSize = memref::DimOp::create(b, loc, src, srcRank - 1);
     Value zero = indexConst(b, loc, 0);
     forEachChunk(b, loc, op, width, [&](OpBuilder &b, ValueRange index) {
-      auto [pos, valid] = windowElement(b, loc, src, origin, index);
+      auto [pos, valid] = windowElement(b, loc, window, index);
       Value count = indexConst(b, loc, width);
       if (edges) {
         // Elements of the chunk inside the row; none outside the tensor,
@@ -506,13 +546,18 @@ void KernelLowering::lowerAsyncCopy(tile::CopyOp op) {
     auto ifOp = scf::IfOp::create(b, loc, chunksAligned(b, loc, op, width),
                                   /*withElseRegion=*/true);
     b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
-    // Tiles inside the tensor (most of them) skip the per-chunk bounds.
-    auto inside = scf::IfOp::create(b, loc, windowInside(b, loc, op),
-                                    /*withElseRegion=*/true);
-    b.setInsertionPoint(inside.thenBlock()->getTerminator());
-    issue(b, width, /*edges=*/false);
-    b.setInsertionPoint(inside.elseBlock()->getTerminator());
-    issue(b, width, /*edges=*/true);
+    if (window.gathered()) {
+      // Rows come from index tiles: every chunk checks its bounds.
+      issue(b, width, /*edges=*/true);
+    } else {
+      // Tiles inside the tensor (most of them) skip the per-chunk bounds.
+      auto inside = scf::IfOp::create(b, loc, windowInside(b, loc, op),
+                                      /*withElseRegion=*/true);
+      b.setInsertionPoint(inside.thenBlock()->getTerminator());
+      issue(b, width, /*edges=*/false);
+      b.setInsertionPoint(inside.elseBlock()->getTerminator());
+      issue(b, width, /*edges=*/true);
+    }
     b.setInsertionPoint(ifOp.elseBlock()->getTerminator());
     otherwise(b);
   };
@@ -545,7 +590,8 @@ KernelLowering::lowerFragmentVectorCopy(tile::CopyOp op,
   if (!load && op.getDestIndices().empty())
     return failure();
   Value global = load ? src : dst;
-  ValueRange origin = load ? op.getSourceIndices() : op.getDestIndices();
+  ValueRange origin = op.getWindowOrigin();
+  WindowMap window = WindowMap::of(op);
   Value frag = load ? dst : src;
   const RegisterFragment *f = fragment(frag);
   Type globalElem = memrefType(global).getElementType();
@@ -582,7 +628,7 @@ KernelLowering::lowerFragmentVectorCopy(tile::CopyOp op,
       if (layout.slotDigit(runFactor, s) % width != 0)
         continue;
       SmallVector<Value> index = layout.elementIndex(b, loc, tid, s);
-      auto [pos, valid] = windowElement(b, loc, global, origin, index);
+      auto [pos, valid] = windowElement(b, loc, window, index);
       Value end =
           arith::AddIOp::create(b, loc, pos.back(), indexConst(b, loc, width));
       Value validAligned = arith::AndIOp::create(b, loc, valid, aligned);
@@ -622,7 +668,7 @@ KernelLowering::lowerFragmentVectorCopy(tile::CopyOp op,
         SmallVector<Value> at(index);
         at.back() =
             arith::AddIOp::create(b, loc, at.back(), indexConst(b, loc, l));
-        auto [p, ok] = windowElement(b, loc, global, origin, at);
+        auto [p, ok] = windowElement(b, loc, window, at);
         Value slot = indexConst(b, loc, s + l * slotStep);
         if (load) {
           memref::StoreOp::create(
@@ -1069,6 +1115,8 @@ void KernelLowering::lowerAtomicAdd(tile::AtomicAddOp op) {
   Location loc = op.getLoc();
   Value src = op.getSource(), dst = op.getDest();
   Type elem = llvm::cast<MemRefType>(dst.getType()).getElementType();
+  WindowMap window =
+      WindowMap::trailing(dst, op.getDestIndices(), memrefType(src).getRank());
   Distribution dist;
   if (const RegisterFragment *f = fragment(src)) {
     dist.kind = Distribution::Owned;
@@ -1083,8 +1131,7 @@ void KernelLowering::lowerAtomicAdd(tile::AtomicAddOp op) {
       [&](OpBuilder &b, ValueRange index, int64_t slot) {
         Value v = tile::castElements(
             b, loc, loadElement(b, loc, *this, src, index, slot), elem);
-        auto [pos, valid] =
-            windowElement(b, loc, dst, op.getDestIndices(), index);
+        auto [pos, valid] = windowElement(b, loc, window, index);
         buildIf(b, loc, valid, [&](OpBuilder &b) {
           memref::AtomicRMWOp::create(b, loc,
                                       llvm::isa<FloatType>(elem)

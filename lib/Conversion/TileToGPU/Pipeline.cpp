@@ -105,6 +105,18 @@ bool gpu_lowering::originIssuableAhead(scf::ForOp loop, tile::CopyOp copy) {
   return collectSlice(loop, windowValues(copy), slice);
 }
 
+bool gpu_lowering::gatherIndexWrittenIn(scf::ForOp loop, tile::CopyOp copy) {
+  return llvm::any_of(copy.getGathers(), [&](Value index) {
+    return llvm::any_of(index.getUsers(), [&](Operation *user) {
+      auto effects = llvm::dyn_cast<MemoryEffectOpInterface>(user);
+      bool writes =
+          !effects ||
+          effects.getEffectOnValue<MemoryEffects::Write>(index).has_value();
+      return writes && loop->isAncestor(user);
+    });
+  });
+}
+
 SmallVector<PipelinedLoop> gpu_lowering::findPipelinedLoops(Operation *func) {
   SmallVector<PipelinedLoop> loops;
   llvm::DenseSet<Value> taken;
@@ -134,8 +146,7 @@ SmallVector<PipelinedLoop> gpu_lowering::findPipelinedLoops(Operation *func) {
             return !loop->isProperAncestor(user);
           }))
         continue;
-      llvm::SetVector<Operation *> slice;
-      if (!collectSlice(loop, windowValues(copy), slice))
+      if (!originIssuableAhead(loop, copy) || gatherIndexWrittenIn(loop, copy))
         continue;
       taken.insert(dst);
       p.producers.push_back(copy);

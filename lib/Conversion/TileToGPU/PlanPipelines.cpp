@@ -118,7 +118,7 @@ struct TilePlanPipelines
 
   /// Whether the target's tensor-copy unit can run producer `copy`.
   static bool tensorCopies(tile::CopyOp copy, const GPUTargetInfo *info) {
-    if (!info)
+    if (!info || !copy.getGathers().empty()) // (TMA gather4: not yet)
       return false;
     auto swizzle = copy.getDest().getDefiningOp()->getAttrOfType<IntegerAttr>(
         tile::attr::kSwizzle);
@@ -180,16 +180,25 @@ struct TilePlanPipelines
     func.walk([&](scf::ForOp loop) {
       if (askedStages(loop) < 2)
         return;
-      for (auto copy : loop.getBody()->getOps<tile::CopyOp>())
-        if (!copy.getSourceIndices().empty() &&
-            !tile::getScope(copy.getSource().getType()) &&
-            !originIssuableAhead(loop, copy))
-          copy->emitRemark()
-              << "copy is not issued ahead in the pipelined loop of kernel '"
-              << tile::kernelSourceName(func.getName())
-              << "': its window's origin depends on a value read from "
-                 "memory in the loop (a var the loop writes, or a tensor "
-                 "the kernel writes)";
+      for (auto copy : loop.getBody()->getOps<tile::CopyOp>()) {
+        if (copy.getSourceIndices().empty() ||
+            tile::getScope(copy.getSource().getType()))
+          continue;
+        bool origin = originIssuableAhead(loop, copy);
+        if (origin && !gatherIndexWrittenIn(loop, copy))
+          continue;
+        InFlightDiagnostic remark = copy->emitRemark();
+        remark << "copy is not issued ahead in the pipelined loop of kernel '"
+               << tile::kernelSourceName(func.getName()) << "': ";
+        if (!origin)
+          remark << "its window's origin depends on a value read from "
+                    "memory in the loop (a var the loop writes, or a tensor "
+                    "the kernel writes)";
+        else
+          remark << "the loop writes an index tile of its gather (compute "
+                    "the rows before the loop and shift them with an "
+                    "offset: X[rows[:] + k, ...])";
+      }
     });
     for (const PipelinedLoop &r : requested) {
       auto kept = llvm::find_if(

@@ -322,3 +322,73 @@ func.func @atomic_tile(%t: memref<4xi32, #tile.scope<shared>>, %i: index, %v: i3
   tile.atomic <max> %v, %t[%i] : memref<4xi32, #tile.scope<shared>>
   return
 }
+
+// -----
+
+func.func @gather_no_window(%i: index) {
+  %a = tile.alloc : memref<8x8xf32, #tile.scope<shared>>
+  %b = tile.alloc : memref<8x8xf32, #tile.scope<shared>>
+  %r = tile.alloc : memref<8xi32, #tile.scope<shared>>
+  // expected-error @+1 {{'tile.copy' op a gather needs a window}}
+  tile.copy %a gather(%r : memref<8xi32, #tile.scope<shared>>) to %b {gather_dims = array<i64: 0>} : memref<8x8xf32, #tile.scope<shared>>, memref<8x8xf32, #tile.scope<shared>>
+  return
+}
+
+// -----
+
+func.func @gather_dims_count(%A: memref<?x?xf32>, %i: index) {
+  %t = tile.alloc : memref<8x8xf32, #tile.scope<shared>>
+  %r = tile.alloc : memref<8xi32, #tile.scope<shared>>
+  // expected-error @+1 {{'tile.copy' op needs one gather_dims entry per index tile}}
+  tile.copy %A[%i, %i] gather(%r : memref<8xi32, #tile.scope<shared>>) to %t : memref<?x?xf32>, memref<8x8xf32, #tile.scope<shared>>
+  return
+}
+
+// -----
+
+func.func @gather_last_dim(%A: memref<?x?xf32>, %i: index) {
+  %t = tile.alloc : memref<8x8xf32, #tile.scope<shared>>
+  %r = tile.alloc : memref<8xi32, #tile.scope<shared>>
+  // expected-error @+1 {{'tile.copy' op gather_dims must be increasing dimensions of the window before its last}}
+  tile.copy %A[%i, %i] gather(%r : memref<8xi32, #tile.scope<shared>>) to %t {gather_dims = array<i64: 1>} : memref<?x?xf32>, memref<8x8xf32, #tile.scope<shared>>
+  return
+}
+
+// -----
+
+func.func @gather_tile_rank(%A: memref<?x?x?xf32>, %i: index) {
+  %t = tile.alloc : memref<8x8x8xf32, #tile.scope<shared>>
+  %r = tile.alloc : memref<8xi32, #tile.scope<shared>>
+  // expected-error @+1 {{'tile.copy' op a gather window of rank 3 with 2 index tiles needs a tile of rank 2}}
+  tile.copy %A[%i, %i, %i] gather(%r, %r : memref<8xi32, #tile.scope<shared>>, memref<8xi32, #tile.scope<shared>>) to %t {gather_dims = array<i64: 0, 1>} : memref<?x?x?xf32>, memref<8x8x8xf32, #tile.scope<shared>>
+  return
+}
+
+// -----
+
+func.func @gather_index_length(%A: memref<?x?xf32>, %i: index) {
+  %t = tile.alloc : memref<8x8xf32, #tile.scope<shared>>
+  %r = tile.alloc : memref<4xi32, #tile.scope<shared>>
+  // expected-error @+1 {{'tile.copy' op index tile of dimension 0 must be a rank-1 integer tile of 8 elements}}
+  tile.copy %A[%i, %i] gather(%r : memref<4xi32, #tile.scope<shared>>) to %t {gather_dims = array<i64: 0>} : memref<?x?xf32>, memref<8x8xf32, #tile.scope<shared>>
+  return
+}
+
+// -----
+
+func.func @gather_dims_without_tiles(%A: memref<?x?xf32>, %i: index) {
+  %t = tile.alloc : memref<8x8xf32, #tile.scope<shared>>
+  // expected-error @+1 {{'tile.copy' op gather_dims without index tiles}}
+  tile.copy %A[%i, %i] to %t {gather_dims = array<i64: 0>} : memref<?x?xf32>, memref<8x8xf32, #tile.scope<shared>>
+  return
+}
+
+// -----
+
+func.func @gather_origin_count(%A: memref<?x?xf32>, %i: index) {
+  %t = tile.alloc : memref<8x8xf32, #tile.scope<shared>>
+  %r = tile.alloc : memref<8xi32, #tile.scope<shared>>
+  // expected-error @+1 {{'tile.copy' op window takes 2 indices}}
+  tile.copy %A[%i] gather(%r : memref<8xi32, #tile.scope<shared>>) to %t {gather_dims = array<i64: 0>} : memref<?x?xf32>, memref<8x8xf32, #tile.scope<shared>>
+  return
+}

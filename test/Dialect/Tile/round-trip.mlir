@@ -40,6 +40,10 @@ func.func @copy(%A: memref<?x?xf16, strided<[?, 1], offset: ?>>,
   // A lower-rank tile laid over the trailing dimensions of a window.
   // CHECK: tile.copy %[[ROW:.*]] to %[[ACC]][%[[I]], %[[J]]] : memref<32xf32, #tile.scope<local>>, memref<128x32xf32, #tile.scope<fragment>>
   tile.copy %row to %acc[%i, %j] : memref<32xf32, #tile.scope<local>>, memref<128x32xf32, #tile.scope<fragment>>
+  // A gather: rows of A from an index tile.
+  %rows = tile.alloc : memref<128xi32, #tile.scope<shared>>
+  // CHECK: tile.copy %[[A]][%[[I]], %[[J]]] gather(%[[ROWS:.*]] : memref<128xi32, #tile.scope<shared>>) to %[[S]] {gather_dims = array<i64: 0>} : memref<?x?xf16, strided<[?, 1], offset: ?>>, memref<128x32xf16, #tile.scope<shared>>
+  tile.copy %A[%i, %j] gather(%rows : memref<128xi32, #tile.scope<shared>>) to %s {gather_dims = array<i64: 0>} : memref<?x?xf16, strided<[?, 1], offset: ?>>, memref<128x32xf16, #tile.scope<shared>>
   return
 }
 

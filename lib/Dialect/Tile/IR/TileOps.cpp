@@ -48,11 +48,91 @@ ArrayRef<int64_t> CopyOp::getTileShape() {
   return getSource().getType().getShape();
 }
 
+Value CopyOp::getWindow() {
+  if (!getSourceIndices().empty())
+    return getSource();
+  if (!getDestIndices().empty())
+    return getDest();
+  return Value();
+}
+
+ValueRange CopyOp::getWindowOrigin() {
+  return getSourceIndices().empty() ? getDestIndices() : getSourceIndices();
+}
+
+SmallVector<Value> CopyOp::getGatherPerDim() {
+  Value window = getWindow();
+  SmallVector<Value> perDim(
+      window ? llvm::cast<MemRefType>(window.getType()).getRank() : 0);
+  if (auto dims = getGatherDims())
+    for (auto [d, g] : llvm::zip(*dims, getGathers()))
+      perDim[d] = g;
+  return perDim;
+}
+
+SmallVector<int64_t> CopyOp::getWindowTileDims() {
+  Value window = getWindow();
+  if (!window)
+    return {};
+  int64_t rank = llvm::cast<MemRefType>(window.getType()).getRank();
+  int64_t tileRank = getTileShape().size();
+  SmallVector<int64_t> tileDims(rank, -1);
+  if (getGathers().empty()) {
+    for (int64_t d = rank - tileRank; d < rank; ++d)
+      tileDims[d] = d - (rank - tileRank);
+    return tileDims;
+  }
+  SmallVector<Value> gathers = getGatherPerDim();
+  int64_t next = 0, gathered = -1;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (!gathers[d])
+      tileDims[d] = next++;
+    else if (gathered >= 0)
+      tileDims[d] = gathered;
+    else
+      tileDims[d] = gathered = next++;
+  }
+  return tileDims;
+}
+
 LogicalResult CopyOp::verify() {
   MemRefType src = getSource().getType(), dst = getDest().getType();
   bool srcIdx = !getSourceIndices().empty(), dstIdx = !getDestIndices().empty();
   if (srcIdx && dstIdx)
     return emitOpError("at most one side of a copy can be indexed");
+  if (!getGathers().empty()) {
+    auto dims = getGatherDims();
+    if (!srcIdx && !dstIdx)
+      return emitOpError("a gather needs a window");
+    MemRefType window = srcIdx ? src : dst;
+    MemRefType tile = srcIdx ? dst : src;
+    int64_t rank = window.getRank();
+    if (!dims || dims->size() != getGathers().size())
+      return emitOpError("needs one gather_dims entry per index tile");
+    for (auto [i, d] : llvm::enumerate(*dims))
+      if (d < 0 || d >= rank - 1 || (i && d <= (*dims)[i - 1]))
+        return emitOpError("gather_dims must be increasing dimensions of the "
+                           "window before its last");
+    if (!tile.hasStaticShape() ||
+        tile.getRank() != rank - (int64_t)dims->size() + 1)
+      return emitOpError() << "a gather window of rank " << rank << " with "
+                           << dims->size() << " index tiles needs a tile of "
+                           << "rank " << rank - (int64_t)dims->size() + 1;
+    SmallVector<int64_t> tileDims = getWindowTileDims();
+    for (auto [d, g] : llvm::zip(*dims, getGathers())) {
+      auto type = llvm::cast<MemRefType>(g.getType());
+      if (type.getRank() != 1 || !type.getElementType().isInteger() ||
+          type.getDimSize(0) != tile.getDimSize(tileDims[d]))
+        return emitOpError() << "index tile of dimension " << d
+                             << " must be a rank-1 integer tile of "
+                             << tile.getDimSize(tileDims[d]) << " elements";
+    }
+    if ((int64_t)getWindowOrigin().size() != rank)
+      return emitOpError() << "window takes " << rank << " indices";
+    return success();
+  }
+  if (getGatherDims())
+    return emitOpError("gather_dims without index tiles");
   if (srcIdx) {
     if (!dst.hasStaticShape())
       return emitOpError("destination tile must have a static shape");

@@ -232,6 +232,8 @@ private:
           demote(src, "a window of it is copied");
         if (!copy.getDestIndices().empty())
           demote(dst, "a window of it is copied");
+        for (Value index : copy.getGathers())
+          demote(index, "every thread of a gather reads the index tile");
         if (isFragment(src) && isFragment(dst) &&
             copy.getSourceIndices().empty() && copy.getDestIndices().empty()) {
           if (const FragmentLayout *l = layoutOf(src))

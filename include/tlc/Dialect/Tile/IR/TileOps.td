@@ -40,24 +40,55 @@ def Tile_CopyOp : Tile_Op<"copy", [AttrSizedOperandSegments]> {
     as zero and are not written, so ragged edges are safe. Integers are
     signed unless `source_unsigned` / `dest_unsigned` say otherwise (u8).
 
+    A gather (or scatter) names index tiles for some dimensions of the
+    window's memref (`gather_dims`, one rank-1 integer tile each, as long
+    as the tile's gathered dimension). Then every dimension of the memref
+    is covered: the gathered ones together by one tile dimension, at the
+    place of the first of them, the others by the tile's other dimensions
+    in order; the last dimension is not gathered. Element `i` of the tile
+    is at `origin[d] + index_d[i[t]]` along a gathered dimension `d`
+    (signed indices: a negative one is outside), at `origin[d] + i[t]`
+    along the others.
+
     ```mlir
     tile.copy %A[%i, %k] to %As : memref<?x?xf16, strided<[?, 1], offset: ?>>, memref<128x32xf16, #tile.scope<shared>>
     tile.copy %acc to %C[%i, %j] : memref<128x128xf32, #tile.scope<fragment>>, memref<?x?xf16, strided<[?, 1], offset: ?>>
+    tile.copy %X[%c0, %k] gather(%rows : memref<64xi32, #tile.scope<shared>>) to %Xs {gather_dims = array<i64: 0>} : memref<?x?xf16, strided<[?, 1], offset: ?>>, memref<64x32xf16, #tile.scope<shared>>
     ```
   }];
   let arguments = (ins Arg<AnyMemRef, "", [MemRead]>:$source,
                        Variadic<Index>:$sourceIndices,
+                       Arg<Variadic<AnyMemRef>, "", [MemRead]>:$gathers,
                        Arg<AnyMemRef, "", [MemWrite]>:$dest,
                        Variadic<Index>:$destIndices,
+                       OptionalAttr<DenseI64ArrayAttr>:$gather_dims,
                        UnitAttr:$source_unsigned, UnitAttr:$dest_unsigned);
   let assemblyFormat = [{
-    $source (`[` $sourceIndices^ `]`)? `to` $dest (`[` $destIndices^ `]`)?
+    $source (`[` $sourceIndices^ `]`)?
+    (`gather` `(` $gathers^ `:` type($gathers) `)`)?
+    `to` $dest (`[` $destIndices^ `]`)?
     attr-dict `:` type($source) `,` type($dest)
   }];
   let hasVerifier = 1;
+  let builders = [OpBuilder<(ins "mlir::Value":$source,
+                                 "mlir::ValueRange":$sourceIndices,
+                                 "mlir::Value":$dest,
+                                 "mlir::ValueRange":$destIndices), [{
+    build($_builder, $_state, source, sourceIndices, mlir::ValueRange(), dest,
+          destIndices, nullptr, false, false);
+  }]>];
   let extraClassDeclaration = [{
     /// The shape of the region copied (the shape of the un-indexed side).
     llvm::ArrayRef<int64_t> getTileShape();
+    /// The windowed side (the indexed one), or null.
+    mlir::Value getWindow();
+    mlir::ValueRange getWindowOrigin();
+    /// For each dimension of the window's memref, the tile dimension that
+    /// covers it, or -1 for a single point (the leading dimensions of a
+    /// window without gathers).
+    llvm::SmallVector<int64_t> getWindowTileDims();
+    /// For each dimension of the window's memref, its index tile or null.
+    llvm::SmallVector<mlir::Value> getGatherPerDim();
   }];
 }
 
