@@ -1257,6 +1257,120 @@ def block_sparse_cases(cfg, heads):
     return cases
 
 
+def gather_cases(cfg, heads):
+    """test/e2e/cpu/Inputs/gather.tl: gathers and scatters through index
+    tiles (rows of an embedding table, rows scattered, image patches
+    through three index tiles, gathers issued ahead in a pipelined loop);
+    indices outside the tensor read 0 / write nothing."""
+    T = heads["gather_rows"]["argdoc"]["X"]["dtype"]
+    i32 = torch.int32
+    cases = []
+
+    def ints(g, n, lo, hi):
+        return torch.randint(lo, hi, (n,), generator=g, device=DEV,
+                             dtype=i32)
+
+    def take_rows(x, rows):
+        """x[rows] with zero rows where rows is outside x."""
+        inside = (rows >= 0) & (rows < x.shape[0])
+        out = x[rows.clamp(0, x.shape[0] - 1).long()].clone()
+        out[~inside] = 0
+        return out
+
+    for (V, D, M, shift), small in [((50, 70, 37, 0), True),
+                                    ((200, 100, 129, -2), True),
+                                    ((131072, 4096, 16384, 0), False)]:
+        def build_rows(ctx, g, V=V, D=D, M=M, shift=shift):
+            X = ctx.rand(g, (V, D), T)
+            Y = ctx.empty((M, D), T)
+            lo, hi = (-3, V + 3) if small else (0, V)
+            Rows = ints(g, M, lo, hi)
+            return dict(args=[X, Rows, Y, shift], outputs=[("Y", Y)],
+                        reset=nan_(Y),
+                        ref=lambda: [take_rows(R(X), RD(Rows) + shift)],
+                        fake=None,
+                        vendors={"torch X[rows]": lambda: X[Rows]},
+                        vendor_no_error=small, flops=None,
+                        bytes=2.0 * DTYPE_SIZES[T] * M * D, tol=tol_for(T))
+        cases.append(Case("gather_rows", "gather_rows %s %dx%d M=%d shift=%d"
+                          % (T, V, D, M, shift), small, build_rows, "memory"))
+    for (V, D, M), small in [((60, 70, 37), True), ((300, 40, 200), True),
+                             ((131072, 4096, 16384), False)]:
+        def build_scatter(ctx, g, V=V, D=D, M=M):
+            X = ctx.rand(g, (M, D), T)
+            Y = ctx.empty((V, D), T)
+            Rows = torch.randperm(V, generator=g, device=DEV)[:M].to(i32)
+            if small:
+                Rows[4::5] = -1
+                Rows[6::7] = V + 1
+
+            def reset():
+                Y.fill_(7.0)
+
+            def ref():
+                y = torch.full((V, D), 7.0, dtype=torch.float64,
+                               device=REF_DEV)
+                rows = RD(Rows).long()
+                keep = (rows >= 0) & (rows < V)
+                y[rows[keep]] = R(X)[keep]
+                return [y]
+            return dict(args=[X, Rows, Y], outputs=[("Y", Y)], reset=reset,
+                        ref=ref, fake=None,
+                        vendors={"torch index_copy_": lambda: Y.index_copy_(
+                            0, Rows.long(), X)},
+                        vendor_no_error=True, flops=None,
+                        bytes=2.0 * DTYPE_SIZES[T] * M * D, tol=tol_for(T))
+        cases.append(Case("scatter_rows", "scatter_rows %s %dx%d M=%d"
+                          % (T, V, D, M), small, build_scatter, "memory"))
+    for (B, H, W, C, M, P, Q), small in [((2, 5, 7, 40, 45, 1, 2), True),
+                                         ((1, 9, 3, 70, 33, 2, -1), True)]:
+        def build_patches(ctx, g, B=B, H=H, W=W, C=C, M=M, P=P, Q=Q):
+            X = ctx.rand(g, (B, H, W, C), T)
+            Y = ctx.empty((M, C), T)
+            Img, Top, Left = (ints(g, M, 0, B + 1), ints(g, M, -1, H + 3),
+                              ints(g, M, -3, W + 1))
+
+            def ref():
+                b, h, w = RD(Img).long(), RD(Top).long() - P, \
+                    RD(Left).long() + Q
+                inside = (b < B) & (h >= 0) & (h < H) & (w >= 0) & (w < W)
+                y = R(X)[b.clamp(0, B - 1), h.clamp(0, H - 1),
+                         w.clamp(0, W - 1)]
+                y[~inside] = 0
+                return [y]
+            return dict(args=[X, Img, Top, Left, Y, P, Q], outputs=[("Y", Y)],
+                        reset=nan_(Y), ref=ref, fake=None, vendors={},
+                        flops=None, bytes=2.0 * DTYPE_SIZES[T] * M * C,
+                        tol=tol_for(T))
+        cases.append(Case("patches", "patches %s %dx%dx%dx%d M=%d"
+                          % (T, B, H, W, C, M), small, build_patches,
+                          "memory"))
+    for (V, M, J), small in [((100, 70, 5), True), ((500, 100, 12), True),
+                             ((65536, 16384, 16), False)]:
+        def build_sum(ctx, g, V=V, M=M, J=J):
+            D = 64
+            X = ctx.rand(g, (V, D), T)
+            Y = ctx.empty((M, D), T)
+            Rows = ints(g, M, -2 if small else 0, V if small else V - J)
+
+            def ref():
+                x, rows = R(X), RD(Rows)
+                return [sum(take_rows(x, rows + j) for j in range(J))]
+
+            def vendor():
+                idx = Rows[:, None].long() + torch.arange(J, device=DEV)
+                return X[idx].float().sum(1).to(X.dtype)
+            return dict(args=[X, Rows, Y, J], outputs=[("Y", Y)],
+                        reset=nan_(Y), ref=ref, fake=None,
+                        vendors={"torch X[rows + j].sum": vendor},
+                        vendor_no_error=True, flops=None,
+                        bytes=(J + 1.0) * DTYPE_SIZES[T] * M * D,
+                        tol=tol_for(T))
+        cases.append(Case("gather_sum", "gather_sum %s V=%d M=%d J=%d"
+                          % (T, V, M, J), small, build_sum, "memory"))
+    return cases
+
+
 def slices_cases(cfg, heads):
     """test/e2e/cpu/Inputs/slices.tl: windows with slices (a head of a
     [B, S, H, D] tensor), in a plain and in a pipelined loop."""
@@ -1877,6 +1991,7 @@ CASES_BY_EXAMPLE = {"gemm.tl": gemm_cases, "linear.tl": linear_cases,
                     "block_sparse_attention.tl": block_sparse_cases,
                     "slices.tl": slices_cases,
                     "padding.tl": padding_cases,
+                    "gather.tl": gather_cases,
                     "fp8.tl": fp8_cases,
                     "w4a16_gemm.tl": w4a16_cases,
                     "topk_gating.tl": topk_gating_cases,
