@@ -93,6 +93,7 @@ CONFIGS=(
   "slices_bf16|../test/e2e/cpu/Inputs/slices.tl|T=bf16"
   "padding_bf16|../test/e2e/cpu/Inputs/padding.tl|T=bf16"
   "gather_bf16|../test/e2e/cpu/Inputs/gather.tl|T=bf16"
+  "views_bf16|../test/e2e/cpu/Inputs/views.tl|T=bf16"
   "fp8_quant_e4m3|fp8_quant.tl|T=bf16"
   "fp8_quant_e5m2|fp8_quant.tl|T=bf16 F=f8e5m2 Fmax=57344.0"
   "fp8_quant_e4m3_bn4k|fp8_quant.tl|T=bf16 BM=2 BN=4096"

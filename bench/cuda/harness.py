@@ -1371,6 +1371,48 @@ def gather_cases(cfg, heads):
     return cases
 
 
+def views_cases(cfg, heads):
+    """test/e2e/cpu/Inputs/views.tl: reshaped views of contiguous tensors
+    (heads merged through a view in a pipelined loop; tile copies and
+    element stores through views of flat outputs)."""
+    T = heads["merge"]["argdoc"]["X"]["dtype"]
+    W = int(heads["split"]["params"].get("W", 48))
+    cases = []
+    for (B, S, H, D), small in [((2, 37, 3, 20), True), ((3, 5, 1, 100), True),
+                                ((8, 4096, 32, 128), False)]:
+        def build_merge(ctx, g, B=B, S=S, H=H, D=D):
+            X = ctx.rand(g, (B, S, H, D), T)
+            Y = ctx.empty((B * S, H * D), T)
+            return dict(args=[X, Y], outputs=[("Y", Y)], reset=nan_(Y),
+                        ref=lambda: [2 * R(X).reshape(B * S, H * D)],
+                        fake=None,
+                        vendors={"torch 2 * X.view": lambda: (2 * X).view(
+                            B * S, H * D)},
+                        vendor_no_error=True, flops=None,
+                        bytes=2.0 * DTYPE_SIZES[T] * X.numel(),
+                        tol=tol_for(T))
+        cases.append(Case("merge", "merge %s %dx%dx%dx%d" % (T, B, S, H, D),
+                          small, build_merge, "memory"))
+    for M in (20, 5):
+        def build_split(ctx, g, M=M):
+            X = ctx.rand(g, (M, W), T)
+            Y, Z = ctx.empty((M * W,), T), ctx.empty((M * W,), T)
+
+            def ref():
+                x = R(X)
+                rows = torch.arange(M, dtype=torch.float64,
+                                    device=x.device)[:, None]
+                z = x.reshape(M, W // 2, 2).flip(2).reshape(-1)
+                return [(x + rows).reshape(-1), z]
+            return dict(args=[X, Y, Z], outputs=[("Y", Y), ("Z", Z)],
+                        reset=nan_(Y, Z), ref=ref, fake=None, vendors={},
+                        flops=None, bytes=3.0 * DTYPE_SIZES[T] * M * W,
+                        tol=tol_for(T))
+        cases.append(Case("split", "split %s M=%d W=%d" % (T, M, W), True,
+                          build_split, "memory"))
+    return cases
+
+
 def slices_cases(cfg, heads):
     """test/e2e/cpu/Inputs/slices.tl: windows with slices (a head of a
     [B, S, H, D] tensor), in a plain and in a pipelined loop."""
@@ -1992,6 +2034,7 @@ CASES_BY_EXAMPLE = {"gemm.tl": gemm_cases, "linear.tl": linear_cases,
                     "slices.tl": slices_cases,
                     "padding.tl": padding_cases,
                     "gather.tl": gather_cases,
+                    "views.tl": views_cases,
                     "fp8.tl": fp8_cases,
                     "w4a16_gemm.tl": w4a16_cases,
                     "topk_gating.tl": topk_gating_cases,

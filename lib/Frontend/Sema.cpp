@@ -539,6 +539,126 @@ static void collectNames(Expr *e, std::vector<NameExpr *> &names) {
   forEachOperand(e, [&](Expr *x) { collectNames(x, names); });
 }
 
+std::optional<Dim> Sema::Impl::checkDimExpression(Expr *de) {
+  // A name in the expression must be a parameter or a symbolic dimension
+  // some argument uses alone (the stub reads it from there).
+  std::vector<NameExpr *> names;
+  collectNames(de, names);
+  bool known = true;
+  for (NameExpr *n : names) {
+    Symbol *sym = lookup(n->name).first;
+    // (Tensor data is reported below, as such.)
+    bool hostValue = sym ? sym->kind == SymbolKind::Param ||
+                               sym->kind == SymbolKind::SymDim ||
+                               sym->kind == SymbolKind::Constant ||
+                               sym->type.kind == TypeKind::Tensor
+                         : parseDType(n->name).has_value();
+    if (!hostValue) {
+      diags.error(n->range,
+                  "'" + n->name +
+                      "' in a dimension expression is not a parameter "
+                      "or a symbolic dimension; use it alone as a "
+                      "dimension of some argument (the stub reads it "
+                      "from there) or fix it with -D " +
+                      n->name + "=...");
+      known = false;
+    }
+  }
+  if (!known)
+    return std::nullopt;
+  Type t = checkExpr(de);
+  if (t.isInvalid())
+    return std::nullopt;
+  if (!isIntegerLike(t)) {
+    diags.error(de->range, "a tensor dimension is an integer, got " + t.str());
+    return std::nullopt;
+  }
+  if (const Expr *part = deviceOnlyPart(de)) {
+    diags.error(part->range, "a tensor dimension may use parameters and "
+                             "symbolic dimensions, not tensor data or tile "
+                             "fns");
+    return std::nullopt;
+  }
+  if (de->constValue) {
+    if (de->constValue->i <= 0) {
+      diags.error(de->range, "tensor dimension must be positive");
+      return std::nullopt;
+    }
+    return Dim{de->constValue->i, ""};
+  }
+  // Shown (and compared) as its source text: `f32[N * H, D]`.
+  return Dim{-1, sourceText(de->range)};
+}
+
+Type Sema::Impl::checkView(CallExpr *call) {
+  for (ExprPtr &a : call->args)
+    if (a->kind == ExprKind::Slice) {
+      diags.error(a->range, "view takes a tensor and its new dimensions");
+      return Type::invalid();
+    }
+  if (!call->kwargs.empty()) {
+    diags.error(call->kwargs[0].nameRange, "unknown keyword argument '" +
+                                               call->kwargs[0].name +
+                                               "' for 'view'");
+    return Type::invalid();
+  }
+  if (call->args.size() < 2) {
+    diags.error(call->range, "view takes a tensor and its new dimensions, "
+                             "e.g. view(X, N * H, D)");
+    return Type::invalid();
+  }
+  Expr *base = call->args[0].get();
+  Type bt = checkExpr(base);
+  Symbol *arg = base->kind == ExprKind::Name
+                    ? static_cast<NameExpr *>(base)->symbol
+                    : nullptr;
+  if (bt.isInvalid())
+    return Type::invalid();
+  if (!kernel || fnInstance || !arg || arg->kind != SymbolKind::Arg ||
+      bt.kind != TypeKind::Tensor) {
+    diags.error(base->range, "view takes a tensor argument of the kernel, "
+                             "got " +
+                                 bt.str());
+    return Type::invalid();
+  }
+  if (call->args.size() - 1 > 4) {
+    diags.error(call->range, "a view has rank 1 to 4, got " +
+                                 std::to_string(call->args.size() - 1));
+    return Type::invalid();
+  }
+  Type t = bt;
+  t.shape.clear();
+  TensorViewInfo info{static_cast<unsigned>(arg->index), {}, "["};
+  for (size_t i = 1; i < call->args.size(); ++i) {
+    std::optional<Dim> dim = checkDimExpression(call->args[i].get());
+    if (!dim)
+      return Type::invalid();
+    t.shape.push_back(*dim);
+    info.dims.push_back(call->args[i].get());
+    info.text += (i > 1 ? ", " : "") + sourceText(call->args[i]->range);
+  }
+  info.text += "]";
+  // Sizes known here must hold as many elements as the tensor.
+  auto count = [](const std::vector<Dim> &shape) -> std::optional<int64_t> {
+    int64_t n = 1;
+    for (const Dim &d : shape) {
+      if (!d.isStatic() || __builtin_mul_overflow(n, d.size, &n))
+        return std::nullopt;
+    }
+    return n;
+  };
+  auto from = count(bt.shape), to = count(t.shape);
+  if (from && to && *from != *to) {
+    diags.error(call->range, "view of '" + arg->name + "' (" +
+                                 std::to_string(*from) + " elements) as " +
+                                 info.text + " (" + std::to_string(*to) +
+                                 " elements)");
+    return Type::invalid();
+  }
+  kernel->views.push_back(std::move(info));
+  return t;
+}
+
 void Sema::Impl::checkDimExpressions(KernelInfo &info,
                                      std::vector<ArgDecl> &args) {
   for (unsigned i = 0; i < args.size(); ++i) {
@@ -550,53 +670,14 @@ void Sema::Impl::checkDimExpressions(KernelInfo &info,
       if (de->kind == ExprKind::Name && static_cast<NameExpr *>(de)->symbol &&
           static_cast<NameExpr *>(de)->symbol->kind == SymbolKind::SymDim)
         continue; // a symbolic dimension itself
-      // A name in the expression must be a parameter or a symbolic
-      // dimension some argument uses alone (the stub reads it from there).
-      std::vector<NameExpr *> names;
-      collectNames(de, names);
-      bool known = true;
-      for (NameExpr *n : names)
-        if (!lookup(n->name).first && !parseDType(n->name)) {
-          diags.error(n->range,
-                      "'" + n->name +
-                          "' in a dimension expression is not a parameter "
-                          "or a symbolic dimension; use it alone as a "
-                          "dimension of some argument (the stub reads it "
-                          "from there) or fix it with -D " +
-                          n->name + "=...");
-          known = false;
-        }
-      if (!known)
+      std::optional<Dim> dim = checkDimExpression(de);
+      if (!dim)
         continue;
-      Type t = checkExpr(de);
-      if (t.isInvalid())
-        continue;
-      if (!isIntegerLike(t)) {
-        diags.error(de->range,
-                    "a tensor dimension is an integer, got " + t.str());
-        continue;
-      }
-      if (const Expr *part = deviceOnlyPart(de)) {
-        diags.error(part->range,
-                    "a tensor dimension may use parameters and symbolic "
-                    "dimensions, not tensor data or tile fns");
-        continue;
-      }
-      Dim dim{-1, ""};
-      if (de->constValue) {
-        if (de->constValue->i <= 0) {
-          diags.error(de->range, "tensor dimension must be positive");
-          continue;
-        }
-        dim = Dim{de->constValue->i, ""};
-      } else {
-        // Shown (and compared) as its source text: `f32[N * H, D]`.
-        dim.symbol = sourceText(de->range);
+      if (!dim->isStatic())
         info.derivedDims.push_back({i, d, de});
-      }
       if (a.symbol && !a.symbol->type.isInvalid() &&
           d < a.symbol->type.shape.size())
-        a.symbol->type.shape[d] = dim;
+        a.symbol->type.shape[d] = *dim;
     }
   }
 }

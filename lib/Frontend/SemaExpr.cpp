@@ -433,6 +433,13 @@ Type Sema::Impl::checkCall(CallExpr *e, bool asStatement) {
   }
   if (fns.count(e->callee))
     return checkFnCall(e, asStatement);
+  if (e->callee == "view") {
+    diags.error(e->calleeRange, "'view' makes a tensor: bind it with let, "
+                                "e.g. let Xf = view(X, N * H, D);");
+    for (ExprPtr &a : e->args)
+      checkExpr(a.get());
+    return setType(e, Type::invalid());
+  }
   if (auto d = parseDType(e->callee))
     return checkCast(e, *d);
   {

@@ -337,6 +337,11 @@ struct Sema::Impl {
   /// its symbolic dimensions: constants become fixed sizes, the others
   /// derived dimensions the stub checks.
   void checkDimExpressions(KernelInfo &info, std::vector<ArgDecl> &args);
+  /// A tensor dimension written as an expression: of parameters and
+  /// symbolic dimensions only, so that the stub can compute it.
+  std::optional<Dim> checkDimExpression(Expr *de);
+  /// `let NAME = view(X, dims...)`: the view's tensor type.
+  Type checkView(CallExpr *call);
 
   void bindSymDim(KernelInfo &info, NameExpr *n, unsigned arg, unsigned dim);
 

@@ -70,7 +70,26 @@ void Sema::Impl::checkAlloc(AllocStmt *s) {
   s->symbol = declare(SymbolKind::Tile, s->name, s->nameRange, t);
 }
 
+/// `view(...)` as itself (not a tile fn of that name).
+static CallExpr *asView(Expr *e, const llvm::StringMap<FnDecl *> &fns) {
+  if (!e || e->kind != ExprKind::Call)
+    return nullptr;
+  auto *call = static_cast<CallExpr *>(e);
+  return call->callee == "view" && !fns.count("view") ? call : nullptr;
+}
+
 void Sema::Impl::checkLet(LetStmt *s) {
+  if (CallExpr *view = asView(s->init.get(), fns)) {
+    if (s->isMutable || s->type)
+      diags.error(s->range, "a view is bound with 'let' and no type: let " +
+                                s->name + " = view(...)");
+    Type t = checkView(view);
+    setType(view, t);
+    s->symbol = declare(SymbolKind::Let, s->name, s->nameRange, t);
+    if (!t.isInvalid())
+      s->symbol->viewOf = static_cast<NameExpr *>(view->args[0].get())->symbol;
+    return;
+  }
   Type declared = Type::invalid();
   if (s->type) {
     if (s->type->hasShape)

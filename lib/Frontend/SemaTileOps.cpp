@@ -106,10 +106,10 @@ bool Sema::Impl::checkGatherIndex(const GatherIndex &g) {
 }
 
 bool Sema::Impl::checkWritable(const Operand &op, SMRange range) {
-  if (op.symbol->kind == SymbolKind::Arg && op.type.kind == TypeKind::Tensor &&
-      kernel &&
-      kernel->decl->args[op.symbol->index].qualifier == ArgQualifier::In) {
-    diags.error(range, "cannot write to input tensor '" + op.symbol->name +
+  const Symbol *arg = op.symbol->viewOf ? op.symbol->viewOf : op.symbol;
+  if (arg->kind == SymbolKind::Arg && op.type.kind == TypeKind::Tensor &&
+      kernel && kernel->decl->args[arg->index].qualifier == ArgQualifier::In) {
+    diags.error(range, "cannot write to input tensor '" + arg->name +
                            "'; declare it 'out' or 'inout'");
     return false;
   }

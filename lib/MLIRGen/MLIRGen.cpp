@@ -615,6 +615,34 @@ private:
       tlc::tile::StoreOp::create(b, l, v, dst, at);
   }
 
+  /// `view(X, d0, d1, ...)`: X's elements (contiguous, checked by the
+  /// stub) as a row-major tensor of the given sizes.
+  Value genView(tlc::CallExpr *call, const tlc::Type &t) {
+    Location l = loc(call->loc());
+    Value tensor = genExpr(call->args[0].get());
+    auto meta = memref::ExtractStridedMetadataOp::create(b, l, tensor);
+    size_t rank = call->args.size() - 1;
+    SmallVector<OpFoldResult> sizes(rank), strides(rank);
+    Value stride = arith::ConstantIndexOp::create(b, l, 1);
+    for (size_t d = rank; d-- > 0;) {
+      const tlc::Dim &dim = t.shape[d];
+      Value size = dim.isStatic()
+                       ? arith::ConstantIndexOp::create(b, l, dim.size)
+                       : toIndex(call->args[d + 1].get());
+      sizes[d] = dim.isStatic() ? OpFoldResult(b.getIndexAttr(dim.size))
+                                : OpFoldResult(size);
+      strides[d] = d + 1 == rank ? OpFoldResult(b.getIndexAttr(1))
+                                 : OpFoldResult(stride);
+      stride = arith::MulIOp::create(b, l, stride, size);
+    }
+    auto view = memref::ReinterpretCastOp::create(
+        b, l, memrefType(t), tensor, OpFoldResult(meta.getOffset()), sizes,
+        strides);
+    // Not the argument the stub describes: no tensor copies through it.
+    view->setAttr(tlc::tile::attr::kView, b.getUnitAttr());
+    return view;
+  }
+
   bool kwBool(tlc::CallExpr *e, StringRef name, bool def) {
     for (auto &kw : e->kwargs)
       if (kw.name == name)
@@ -726,6 +754,11 @@ private:
     case tlc::StmtKind::Let: {
       auto *let = static_cast<tlc::LetStmt *>(s);
       const tlc::Type &t = let->symbol->type;
+      if (let->symbol->viewOf) {
+        values[let->symbol] =
+            genView(static_cast<tlc::CallExpr *>(let->init.get()), t);
+        return;
+      }
       if (!let->isMutable) {
         if (!let->symbol->constValue)
           values[let->symbol] = genAs(let->init.get(), t);

@@ -141,6 +141,12 @@ KernelSignature tlc::buildSignature(const KernelInfo &k) {
     s.derivedDims.push_back(
         DerivedDim{d.arg, d.dim, convertGrid(d.expr, k),
                    k.args[d.arg]->type.shape[d.dim].symbol});
+  for (const TensorViewInfo &v : k.views) {
+    ViewedTensor view{v.arg, {}, v.text};
+    for (const Expr *d : v.dims)
+      view.shape.push_back(convertGrid(d, k));
+    s.views.push_back(std::move(view));
+  }
   if (k.decl)
     for (size_t g = 0; g < k.decl->grid.size() && g < 3; ++g)
       s.grid.push_back(convertGrid(k.decl->grid[g].get(), k));

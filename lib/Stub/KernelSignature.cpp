@@ -292,6 +292,19 @@ DictionaryAttr KernelSignature::toAttr(MLIRContext *ctx) const {
                                .setStr("text", e.text)
                                .get());
   d.set("derived", b.getArrayAttr(derivedAttrs));
+  SmallVector<Attribute> viewAttrs;
+  for (const ViewedTensor &v : views) {
+    SmallVector<Attribute> shape;
+    for (const GridExpr &g : v.shape)
+      shape.push_back(exprToAttr(ctx, g));
+    viewAttrs.push_back(Dict(ctx)
+                            .setInt("arg", v.arg)
+                            .set("shape", b.getArrayAttr(shape))
+                            .setStr("text", v.text)
+                            .get());
+  }
+  if (!viewAttrs.empty())
+    d.set("views", b.getArrayAttr(viewAttrs));
   d.set("params", b.getArrayAttr(paramAttrs));
   d.set("args", b.getArrayAttr(argAttrs));
   d.set("dims", b.getArrayAttr(dimAttrs));
@@ -380,6 +393,25 @@ std::optional<KernelSignature> KernelSignature::fromAttr(DictionaryAttr attr) {
       return std::nullopt;
     s.derivedDims.push_back(
         DerivedDim{unsigned(*arg), unsigned(*dim), std::move(*value), *text});
+  }
+  if (auto views = attr.getAs<ArrayAttr>("views")) {
+    for (Attribute a : views) {
+      auto d = llvm::dyn_cast<DictionaryAttr>(a);
+      auto arg = getInt(d, "arg");
+      auto text = getStr(d, "text");
+      auto shape = d ? d.getAs<ArrayAttr>("shape") : ArrayAttr();
+      if (!arg || !text || !shape || *arg < 0 ||
+          *arg >= (int64_t)s.args.size() || !s.args[*arg].isTensor())
+        return std::nullopt;
+      ViewedTensor v{unsigned(*arg), {}, *text};
+      for (Attribute g : shape) {
+        auto e = exprFromAttr(llvm::dyn_cast<DictionaryAttr>(g));
+        if (!e)
+          return std::nullopt;
+        v.shape.push_back(std::move(*e));
+      }
+      s.views.push_back(std::move(v));
+    }
   }
   return s;
 }

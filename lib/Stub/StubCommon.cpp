@@ -545,6 +545,28 @@ void StubBuilder::emitArgumentChecks(llvm::raw_ostream &os) {
        << " = \" + std::to_string(tlc_size));\n"
        << "    }\n";
   }
+  // Tensors the kernel views with another shape.
+  for (const ViewedTensor &v : k.views) {
+    std::string elements;
+    for (const GridExpr &d : v.shape)
+      elements += (elements.empty() ? "" : " * ") + ("(" + print(d) + ")");
+    bool checked = StringRef(elements).contains("tlc_grid_failed");
+    os << "    {\n";
+    if (checked)
+      os << "      bool tlc_grid_failed = false;\n";
+    os << "      const int64_t tlc_elements = " << elements << ";\n";
+    if (checked)
+      os << "      if (tlc_grid_failed)\n"
+         << "        return tlc::runtime::invalidArgument(\"" << k.name
+         << ": the view " << v.text << " of " << k.args[v.arg].name
+         << " divides by zero for these arguments\");\n";
+    os << "      tlc_status = tlc::runtime::checkViewable(" << q << ", \""
+       << k.args[v.arg].name << "\", " << argNames[v.arg]
+       << ", tlc_elements, \"" << v.text << "\");\n"
+       << "      if (!tlc_status.ok())\n"
+       << "        return tlc_status;\n"
+       << "    }\n";
+  }
   // Outputs against every other tensor (each pair of outputs once), once
   // the shapes are known to be right.
   for (unsigned i = 0; i < k.args.size(); ++i) {

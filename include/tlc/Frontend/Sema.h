@@ -43,6 +43,8 @@ struct Symbol {
   Type type;
   std::optional<ConstValue> constValue;
   int index = -1; // argument position, grid dimension or parallel dimension
+  /// A view (`let Xf = view(X, ...)`): the kernel argument it views.
+  Symbol *viewOf = nullptr;
 };
 
 /// One (argument, dimension) position bound to a symbolic dimension.
@@ -70,12 +72,22 @@ struct DerivedDimInfo {
   const Expr *expr;
 };
 
+/// A reshaped view of a contiguous tensor argument (`let Xf = view(X, N *
+/// H, D)`): the stub checks that the argument is contiguous and that the
+/// view has as many elements.
+struct TensorViewInfo {
+  unsigned arg;
+  std::vector<const Expr *> dims;
+  std::string text; // the shape as written: "[N * H, D]"
+};
+
 struct KernelInfo {
   KernelDecl *decl = nullptr;
   std::string name;
   std::vector<std::pair<std::string, ConstValue>> params; // final values
   std::vector<SymDimInfo> symDims;
   std::vector<DerivedDimInfo> derivedDims;
+  std::vector<TensorViewInfo> views;
   std::vector<Symbol *> args;
   int64_t threads = 128;
   /// The tune space: the tuned parameters (those fixed with -D left out)

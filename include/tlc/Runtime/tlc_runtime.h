@@ -410,6 +410,35 @@ inline Status checkTensor(const char *kernel, const char *name,
   return Status{};
 }
 
+/// Checks a tensor the kernel views with another shape (`view(X, ...)`):
+/// row-major contiguous (each stride the product of the sizes after it;
+/// dimensions of size 1 may have any stride) and holding `elements`
+/// elements, the product of the view's sizes.
+inline Status checkViewable(const char *kernel, const char *name,
+                            const TensorView &t, int64_t elements,
+                            const char *view) {
+  std::string at = std::string(kernel) + ": " + name;
+  int64_t count = 1, dense = 1;
+  bool contiguous = true;
+  for (int32_t d = t.rank - 1; d >= 0; --d) {
+    if (t.shape[d] != 1 && t.strides[d] != dense)
+      contiguous = false;
+    if (__builtin_mul_overflow(dense, t.shape[d], &dense))
+      contiguous = false;
+    count *= t.shape[d]; // bounded: checkTensor checked the span
+  }
+  if (!contiguous && count > 1)
+    return invalidArgument(at +
+                           " must be contiguous (row-major, no gaps): "
+                           "the kernel views it as " +
+                           view);
+  if (elements != count)
+    return invalidArgument(at + " has " + std::to_string(count) +
+                           " elements but the kernel views it as " + view +
+                           " = " + std::to_string(elements) + " elements");
+  return Status{};
+}
+
 /// The bytes [first, end) between a checked, non-empty tensor's lowest and
 /// highest element, and whether every byte in between belongs to an element
 /// (a dense tensor).

@@ -93,6 +93,15 @@ struct DerivedDim {
   std::string text; // as written, for messages
 };
 
+/// A reshaped view of a tensor argument (`let Xf = view(X, N * H, D)`):
+/// the stub checks that the argument is contiguous and has as many
+/// elements as `shape`.
+struct ViewedTensor {
+  unsigned arg = 0;
+  std::vector<GridExpr> shape;
+  std::string text; // "[N * H, D]", for messages
+};
+
 struct KernelSignature {
   std::string name;
   /// Final parameter values, printed ("BM=128", "T=f16").
@@ -100,6 +109,7 @@ struct KernelSignature {
   std::vector<SignatureArg> args;
   std::vector<SignatureDim> symDims;
   std::vector<DerivedDim> derivedDims;
+  std::vector<ViewedTensor> views;
   int64_t threads = 128;
   /// One expression per grid dimension (1 to 3).
   std::vector<GridExpr> grid;

@@ -33,20 +33,36 @@ using namespace mlir;
 using namespace tlc;
 using namespace tlc::gpu_lowering;
 
+/// A reshaped view of a tensor argument (`view(X, ...)`).
+static memref::ReinterpretCastOp asTensorView(Value memref) {
+  auto view = memref.getDefiningOp<memref::ReinterpretCastOp>();
+  return view && view->hasAttr(tile::attr::kView) ? view : nullptr;
+}
+
+/// Whether every use of `memref` (and of the views of it) only reads.
+static bool onlyRead(Value memref) {
+  return llvm::all_of(memref.getUsers(), [&](Operation *user) {
+    if (auto copy = llvm::dyn_cast<tile::CopyOp>(user))
+      return copy.getDest() != memref;
+    if (auto view = llvm::dyn_cast<memref::ReinterpretCastOp>(user))
+      return view->hasAttr(tile::attr::kView) && onlyRead(view);
+    return llvm::isa<memref::LoadOp, memref::DimOp,
+                     memref::ExtractStridedMetadataOp,
+                     memref::ExtractAlignedPointerAsIndexOp>(user);
+  });
+}
+
 /// A global tensor the kernel never writes (no store, atomic, copy or
-/// view of it): reading it early gives what a read in place would.
+/// subview of it, nor through a view of the same argument): reading it
+/// early gives what a read in place would.
 static bool isReadOnlyTensor(Value memref) {
   auto type = llvm::dyn_cast<MemRefType>(memref.getType());
   if (!type || type.getMemorySpace() ||
       memref.getDefiningOp<memref::AllocaOp>())
     return false;
-  return llvm::all_of(memref.getUsers(), [&](Operation *user) {
-    if (auto copy = llvm::dyn_cast<tile::CopyOp>(user))
-      return copy.getDest() != memref;
-    return llvm::isa<memref::LoadOp, memref::DimOp,
-                     memref::ExtractStridedMetadataOp,
-                     memref::ExtractAlignedPointerAsIndexOp>(user);
-  });
+  while (auto view = asTensorView(memref))
+    memref = view.getSource();
+  return onlyRead(memref);
 }
 
 /// An op an origin may be computed with ahead of its iteration: a pure op,

@@ -16,7 +16,7 @@ using namespace tlc::gpu_lowering;
 /// by tile-gpu-kernel-abi, or null.
 static BlockArgument tensorArgument(Value memref) {
   auto cast = memref.getDefiningOp<memref::ReinterpretCastOp>();
-  if (!cast)
+  if (!cast || cast->hasAttr(tile::attr::kView))
     return nullptr;
   auto arg = llvm::dyn_cast<BlockArgument>(cast.getSource());
   if (!arg || !llvm::isa<gpu::GPUFuncOp>(arg.getOwner()->getParentOp()))

@@ -49,6 +49,9 @@ constexpr llvm::StringLiteral kSignature = "tile.signature";
 /// On the module: the operations of the file (OperationSignature), for
 /// their launch stubs.
 constexpr llvm::StringLiteral kOperations = "tile.operations";
+/// On the memref.reinterpret_cast of `view(X, ...)`: a reshaped view of a
+/// tensor argument, not the argument the stub describes (no tensor copies).
+constexpr llvm::StringLiteral kView = "tile.view";
 /// i64: bytes of dynamic shared memory a block needs (GPU kernels).
 constexpr llvm::StringLiteral kSharedBytes = "tile.shared_bytes";
 
