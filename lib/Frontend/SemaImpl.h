@@ -263,7 +263,8 @@ struct Sema::Impl {
 
   /// Reads `name = <const bool>` keyword arguments; rejects unknown ones.
   bool checkBoolKwargs(CallExpr *e, llvm::ArrayRef<StringRef> allowed,
-                       llvm::StringMap<bool> &out);
+                       llvm::StringMap<bool> &out,
+                       llvm::ArrayRef<StringRef> others = {});
 
   bool checkGemm(CallExpr *e);
 

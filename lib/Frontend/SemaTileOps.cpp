@@ -323,9 +323,12 @@ bool Sema::Impl::checkFill(CallExpr *e) {
 }
 
 bool Sema::Impl::checkBoolKwargs(CallExpr *e, llvm::ArrayRef<StringRef> allowed,
-                                 llvm::StringMap<bool> &out) {
+                                 llvm::StringMap<bool> &out,
+                                 llvm::ArrayRef<StringRef> others) {
   bool ok = true;
   for (KeywordArg &kw : e->kwargs) {
+    if (llvm::is_contained(others, kw.name))
+      continue;
     if (!llvm::is_contained(allowed, kw.name)) {
       diags.error(kw.nameRange, "unknown keyword argument '" + kw.name +
                                     "' for '" + e->callee + "'");
@@ -346,7 +349,19 @@ bool Sema::Impl::checkGemm(CallExpr *e) {
   if (!checkArity(e, 3, 3))
     return false;
   llvm::StringMap<bool> flags;
-  bool ok = checkBoolKwargs(e, {"trans_a", "trans_b", "clear"}, flags);
+  bool ok =
+      checkBoolKwargs(e, {"trans_a", "trans_b", "clear"}, flags, {"warps_m"});
+  // A hint for the matrix instructions' warp grid (7.3).
+  for (KeywordArg &kw : e->kwargs)
+    if (kw.name == "warps_m") {
+      std::optional<int64_t> w = constInt(kw.value.get(), "'warps_m'");
+      if (w && *w <= 0) {
+        diags.error(kw.value->range,
+                    "'warps_m' must be positive, got " + std::to_string(*w));
+        w.reset();
+      }
+      ok &= w.has_value();
+    }
   auto a = checkOperand(e->args[0].get(), false, "gemm operand A");
   auto b = checkOperand(e->args[1].get(), false, "gemm operand B");
   auto c = checkOperand(e->args[2].get(), false, "gemm accumulator");

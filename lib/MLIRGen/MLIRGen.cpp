@@ -688,6 +688,9 @@ private:
         g.setTransposeB(true);
       if (kwBool(e, "clear", false))
         g.setClear(true);
+      for (auto &kw : e->kwargs)
+        if (kw.name == "warps_m")
+          g.setWarpsM(kw.value->constValue->i);
     } else if (op.starts_with("atomic_") &&
                e->args[1]->type.kind != TypeKind::Tile) {
       auto [dst, dstIdx] = genOperand(e->args[0].get());

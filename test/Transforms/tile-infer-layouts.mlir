@@ -449,3 +449,20 @@ func.func @not_a_kernel() {
   %f = tile.alloc : memref<16xf32, #tile.scope<fragment>>
   return
 }
+
+// -----
+
+// warps_m fixes the MMA warp grid: 32x32 over 4 warps with 1 warp along M
+// is a 1x4 grid (each warp all 32 rows, 8 columns; the compiler's own
+// choice is 2x2, above). Without MMA instructions the hint has no effect.
+// MMA-LABEL: func.func @mma_warps_m(
+// MMA: tile.alloc {tile.layout = #tile.layout<threads = 128, dims = [0, 0, 0, 1, 1, 1], extents = [2, 2, 8, 4, 4, 2], thread_strides = [0, 0, 4, 32, 1, 0], slot_strides = [4, 2, 0, 0, 0, 1]>} : memref<32x32xf32, #tile.scope<fragment>>
+// CHECK-LABEL: func.func @mma_warps_m(
+// CHECK: tile.alloc {tile.layout = #tile.layout<threads = 128, dims = [0, 0, 1, 1], extents = [4, 8, 2, 16], thread_strides = [0, 16, 0, 1], slot_strides = [2, 0, 1, 0]>} : memref<32x32xf32, #tile.scope<fragment>>
+func.func @mma_warps_m() attributes {tile.kernel, tile.threads = 128 : i64} {
+  %a = tile.alloc : memref<32x16xbf16, #tile.scope<shared>>
+  %b = tile.alloc : memref<16x32xbf16, #tile.scope<shared>>
+  %acc = tile.alloc : memref<32x32xf32, #tile.scope<fragment>>
+  tile.gemm %a, %b, %acc {clear, warps_m = 1 : i64} : memref<32x16xbf16, #tile.scope<shared>>, memref<16x32xbf16, #tile.scope<shared>>, memref<32x32xf32, #tile.scope<fragment>>
+  return
+}

@@ -387,8 +387,8 @@ tlc::tile::lookupMmaKinds(llvm::StringRef list, std::string *unknown) {
 
 std::optional<MmaPlan> tlc::tile::planMma(GemmOp op, int64_t threads,
                                           const MmaKind &kind,
-                                          bool operandsInShared,
-                                          bool rowWarps) {
+                                          bool operandsInShared, bool rowWarps,
+                                          std::optional<int64_t> warpsM) {
   auto a = llvm::cast<MemRefType>(op.getA().getType()),
        b = llvm::cast<MemRefType>(op.getB().getType()),
        c = llvm::cast<MemRefType>(op.getC().getType());
@@ -426,7 +426,7 @@ std::optional<MmaPlan> tlc::tile::planMma(GemmOp op, int64_t threads,
       continue;
     int64_t wn = warps / wm;
     if ((m / tm) % wm || (n / tn) % wn ||
-        ((rowWarps || registerA) && wn != 1) ||
+        ((rowWarps || registerA) && wn != 1) || (warpsM && wm != *warpsM) ||
         !kind.warpTileSuits(op, m / wm, n / wn))
       continue;
     std::optional<FragmentLayout> aLayout;

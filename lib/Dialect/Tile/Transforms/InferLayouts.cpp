@@ -86,7 +86,7 @@ public:
     // --remarks).
     if (!mmas.empty())
       kernel.walk([&](GemmOp gemm) {
-        if (accumulatorKind(gemm, mmas))
+        if (accumulatorKind(gemm, mmas) || rejectedHints.contains(gemm))
           return;
         auto c = gemm.getC().getType();
         InFlightDiagnostic remark = gemm.emitRemark();
@@ -115,6 +115,19 @@ private:
   llvm::DenseMap<Value, FragmentLayout> layouts;
   llvm::MapVector<Value, std::string> demotions;
   bool changed = false;
+
+public:
+  /// Gemms whose warps_m hint no matrix instruction can honor (reported).
+  llvm::DenseSet<Operation *> rejectedHints;
+  /// Gemms whose hint was weighed against the preferred instruction.
+  llvm::DenseSet<Operation *> remarkedHints;
+
+private:
+  /// "128x64 accumulator", for messages.
+  static std::string accumulatorText(GemmOp gemm) {
+    auto c = gemm.getC().getType().getShape();
+    return std::to_string(c[0]) + "x" + std::to_string(c[1]) + " accumulator";
+  }
 
   /// Gemms whose accumulator becomes (through fragment copies) the register
   /// A operand of another gemm: their warps all lie along M, like the A
@@ -195,11 +208,48 @@ private:
       if (auto gemm = llvm::dyn_cast<GemmOp>(op)) {
         auto shape = gemm.getC().getType().getShape();
         std::optional<MmaPlan> plan;
+        std::optional<int64_t> warpsM;
+        if (auto hint = gemm.getWarpsM())
+          warpsM = int64_t(*hint);
+        const MmaKind *chosen = nullptr;
         if (isFragment(gemm.getC())) // MMA accumulates in registers
           for (const MmaKind *mma : mmas)
             if ((plan = planMma(gemm, threads, *mma, /*operandsInShared=*/false,
-                                rowWarpGemms.contains(gemm))))
+                                rowWarpGemms.contains(gemm), warpsM))) {
+              chosen = mma;
               break;
+            }
+        // A hint that a less preferred instruction honors (tlc --remarks).
+        if (chosen && warpsM && remarkedHints.insert(gemm).second)
+          for (const MmaKind *mma : mmas) {
+            if (mma == chosen)
+              break;
+            if (planMma(gemm, threads, *mma, false,
+                        rowWarpGemms.contains(gemm)))
+              gemm.emitRemark()
+                  << "gemm uses " << chosen->name() << " rather than "
+                  << mma->name() << " in kernel '" << kernel.getSymName()
+                  << "': " << mma->name() << " cannot put warps_m = " << *warpsM
+                  << " of its " << threads / mma->warpSize() << " groups of "
+                  << mma->warpSize() << " threads along M";
+          }
+        if (!plan && warpsM && isFragment(gemm.getC()) &&
+            !rejectedHints.contains(gemm))
+          for (const MmaKind *mma : mmas)
+            if (auto free = planMma(gemm, threads, *mma, false,
+                                    rowWarpGemms.contains(gemm))) {
+              // The author asked for a warp grid the instructions cannot
+              // tile: say so rather than fall back to FMA loops.
+              rejectedHints.insert(gemm);
+              gemm.emitError()
+                  << "gemm: warps_m = " << *warpsM << " does not fit its "
+                  << accumulatorText(gemm) << " on "
+                  << threads / mma->warpSize() << " "
+                  << (mma->warpSize() > 32 ? "warpgroups" : "warps") << " of "
+                  << mma->warpSize() << " threads; the compiler "
+                  << "would put " << free->warpsM << " along M";
+              break;
+            }
         require(
             gemm.getC(),
             plan ? plan->accumulator
@@ -351,7 +401,10 @@ struct TileInferLayouts
       int64_t threads = 128;
       if (auto a = func->getAttrOfType<IntegerAttr>(attr::kThreads))
         threads = a.getInt();
-      LayoutInference(func, threads, mmas, maxRegisters).run();
+      LayoutInference inference(func, threads, mmas, maxRegisters);
+      inference.run();
+      if (!inference.rejectedHints.empty())
+        signalPassFailure();
     });
   }
 };

@@ -180,10 +180,12 @@ struct MmaPlan {
 /// instruction tile and whole warps. `rowWarps` also puts all warps along M
 /// (for accumulators that become an A operand). Lowerings that have already
 /// placed the operands in shared memory (and checked that) pass
-/// `operandsInShared`.
+/// `operandsInShared`. `warpsM`: only warp grids with that many warps
+/// along M (the gemm's `warps_m` hint).
 std::optional<MmaPlan> planMma(GemmOp op, int64_t threads, const MmaKind &kind,
                                bool operandsInShared = false,
-                               bool rowWarps = false);
+                               bool rowWarps = false,
+                               std::optional<int64_t> warpsM = std::nullopt);
 /// The warp grid (wm, wn) for which `layout` is kind's accumulator layout of
 /// an m x n tile, if there is one.
 std::optional<std::pair<int64_t, int64_t>>

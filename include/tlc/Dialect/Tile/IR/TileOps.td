@@ -106,13 +106,20 @@ def Tile_GemmOp : Tile_Op<"gemm"> {
     `op(A)` is A or its transpose (`transpose_a`), likewise for B. op(A) is
     MxK, op(B) is KxN, C is MxN. With `clear`, C is overwritten; otherwise the
     product is accumulated into C. Products are accumulated in C's type.
+    `warps_m` fixes how many of the matrix instruction's thread groups
+    (warps; warpgroups for wgmma) lie along M, the rest along N.
   }];
   let arguments = (ins Arg<AnyStaticShapeMemRef, "", [MemRead]>:$a,
                        Arg<AnyStaticShapeMemRef, "", [MemRead]>:$b,
                        Arg<AnyStaticShapeMemRef, "", [MemRead, MemWrite]>:$c,
                        UnitAttr:$transpose_a, UnitAttr:$transpose_b,
-                       UnitAttr:$clear);
+                       UnitAttr:$clear,
+                       OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>:$warps_m);
   let assemblyFormat = "$a `,` $b `,` $c attr-dict `:` type($a) `,` type($b) `,` type($c)";
+  let builders = [OpBuilder<(ins "mlir::Value":$a, "mlir::Value":$b,
+                                 "mlir::Value":$c), [{
+    build($_builder, $_state, a, b, c, nullptr, nullptr, nullptr, nullptr);
+  }]>];
   let hasVerifier = 1;
 }
 
