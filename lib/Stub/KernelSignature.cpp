@@ -179,6 +179,8 @@ std::optional<tlc::Type> typeFromAttr(DictionaryAttr d) {
   return tlc::Type::scalar(*dtype);
 }
 
+bool exprsFromAttr(ArrayAttr list, std::vector<GridExpr> &out);
+
 std::optional<GridExpr> exprFromAttr(DictionaryAttr d) {
   auto kindName = getStr(d, "kind"), typeName = getStr(d, "type");
   if (!kindName || !typeName)
@@ -240,13 +242,20 @@ std::optional<GridExpr> exprFromAttr(DictionaryAttr d) {
     break;
   }
   if (ArrayAttr operands = getArray(d, "operands"))
-    for (Attribute a : operands) {
-      auto o = exprFromAttr(llvm::dyn_cast<DictionaryAttr>(a));
-      if (!o)
-        return std::nullopt;
-      e.operands.push_back(std::move(*o));
-    }
+    if (!exprsFromAttr(operands, e.operands))
+      return std::nullopt;
   return e;
+}
+
+/// Appends the expressions of `list` to `out`; false if one is malformed.
+bool exprsFromAttr(ArrayAttr list, std::vector<GridExpr> &out) {
+  for (Attribute a : list) {
+    auto e = exprFromAttr(llvm::dyn_cast<DictionaryAttr>(a));
+    if (!e)
+      return false;
+    out.push_back(std::move(*e));
+  }
+  return true;
 }
 
 } // namespace
@@ -372,12 +381,8 @@ std::optional<KernelSignature> KernelSignature::fromAttr(DictionaryAttr attr) {
     dim.staticValue = getInt(d, "static");
     s.symDims.push_back(std::move(dim));
   }
-  for (Attribute g : grid) {
-    auto e = exprFromAttr(llvm::dyn_cast<DictionaryAttr>(g));
-    if (!e)
-      return std::nullopt;
-    s.grid.push_back(std::move(*e));
-  }
+  if (!exprsFromAttr(grid, s.grid))
+    return std::nullopt;
   ArrayAttr derived = getArray(attr, "derived");
   if (!derived)
     return std::nullopt;
@@ -404,12 +409,8 @@ std::optional<KernelSignature> KernelSignature::fromAttr(DictionaryAttr attr) {
           *arg >= (int64_t)s.args.size() || !s.args[*arg].isTensor())
         return std::nullopt;
       ViewedTensor v{unsigned(*arg), {}, *text};
-      for (Attribute g : shape) {
-        auto e = exprFromAttr(llvm::dyn_cast<DictionaryAttr>(g));
-        if (!e)
-          return std::nullopt;
-        v.shape.push_back(std::move(*e));
-      }
+      if (!exprsFromAttr(shape, v.shape))
+        return std::nullopt;
       s.views.push_back(std::move(v));
     }
   }
@@ -495,12 +496,8 @@ OperationSignature::fromAttr(DictionaryAttr attr) {
     ScratchTensor t;
     t.name = *name;
     t.dtype = *dtype;
-    for (Attribute e : shape) {
-      auto dim = exprFromAttr(llvm::dyn_cast<DictionaryAttr>(e));
-      if (!dim)
-        return std::nullopt;
-      t.shape.push_back(std::move(*dim));
-    }
+    if (!exprsFromAttr(shape, t.shape))
+      return std::nullopt;
     o.scratch.push_back(std::move(t));
   }
   static const char *const kinds[] = {"tensor", "scratch", "scalar"};

@@ -467,6 +467,20 @@ void StubBuilder::emitCEntry(llvm::raw_ostream &os) const {
 
 //===--- Checks and grid -------------------------------------------------===//
 
+void StubBuilder::emitHostValue(llvm::raw_ostream &os, StringRef name,
+                                const std::string &value,
+                                const std::string &what) {
+  bool checked = StringRef(value).contains("tlc_grid_failed");
+  os << "    {\n";
+  if (checked)
+    os << "      bool tlc_grid_failed = false;\n";
+  os << "      const int64_t " << name << " = " << value << ";\n";
+  if (checked)
+    os << "      if (tlc_grid_failed)\n"
+       << "        return tlc::runtime::invalidArgument(\"" << k.name << ": "
+       << what << " divides by zero for these arguments\");\n";
+}
+
 void StubBuilder::emitArgumentChecks(llvm::raw_ostream &os) {
   std::string q = quotedName();
   // Tensors: dtype, rank, sizes, data, strides.
@@ -528,17 +542,9 @@ void StubBuilder::emitArgumentChecks(llvm::raw_ostream &os) {
   // Dimensions given by expressions of the others.
   for (const DerivedDim &d : k.derivedDims) {
     std::string a = argNames[d.arg] + ".shape[" + std::to_string(d.dim) + "]";
-    std::string value = print(d.value);
-    bool checked = StringRef(value).contains("tlc_grid_failed");
-    os << "    {\n";
-    if (checked)
-      os << "      bool tlc_grid_failed = false;\n";
-    os << "      const int64_t tlc_size = " << value << ";\n";
-    if (checked)
-      os << "      if (tlc_grid_failed)\n"
-         << "        return tlc::runtime::invalidArgument(\"" << k.name
-         << ": the size " << d.text << " of " << k.args[d.arg].name << ".shape["
-         << d.dim << "] divides by zero for these arguments\");\n";
+    emitHostValue(os, "tlc_size", print(d.value),
+                  "the size " + d.text + " of " + k.args[d.arg].name +
+                      ".shape[" + std::to_string(d.dim) + "]");
     os << "      if (" << a << " != tlc_size)\n"
        << "        return tlc::runtime::dimMismatch(" << q << ", \""
        << k.args[d.arg].name << "\", " << d.dim << ", " << a << ", \"" << d.text
@@ -550,16 +556,8 @@ void StubBuilder::emitArgumentChecks(llvm::raw_ostream &os) {
     std::string elements;
     for (const GridExpr &d : v.shape)
       elements += (elements.empty() ? "" : " * ") + ("(" + print(d) + ")");
-    bool checked = StringRef(elements).contains("tlc_grid_failed");
-    os << "    {\n";
-    if (checked)
-      os << "      bool tlc_grid_failed = false;\n";
-    os << "      const int64_t tlc_elements = " << elements << ";\n";
-    if (checked)
-      os << "      if (tlc_grid_failed)\n"
-         << "        return tlc::runtime::invalidArgument(\"" << k.name
-         << ": the view " << v.text << " of " << k.args[v.arg].name
-         << " divides by zero for these arguments\");\n";
+    emitHostValue(os, "tlc_elements", elements,
+                  "the view " + v.text + " of " + k.args[v.arg].name);
     os << "      tlc_status = tlc::runtime::checkViewable(" << q << ", \""
        << k.args[v.arg].name << "\", " << argNames[v.arg]
        << ", tlc_elements, \"" << v.text << "\");\n"

@@ -103,6 +103,11 @@ protected:
   /// dimensions (checking every other use) and check the fixed dimensions;
   /// each returns the failure status.
   void emitArgumentChecks(llvm::raw_ostream &os);
+  /// Opens a `{` block that defines `const int64_t NAME = value;` (a host
+  /// expression), returning an error that names `what` when it divides
+  /// by zero.
+  void emitHostValue(llvm::raw_ostream &os, llvm::StringRef name,
+                     const std::string &value, const std::string &what);
 
   /// Statements that compute `tlc_gx`, `tlc_gy`, `tlc_gz` (int64_t) and
   /// return an empty status for an empty grid (an error when the grid divides
