@@ -89,6 +89,8 @@ CONFIGS=(
   "layernorm_bwd_f32|layernorm_bwd.tl|T=f32"
   "layernorm_bwd_bf16|layernorm_bwd.tl|T=bf16"
   "conv2d_bf16|conv2d.tl|T=bf16"
+  "conv2d_bf16_bk64|conv2d.tl|T=bf16 BK=64 Stages=4"
+  "conv2d_bf16_bn64|conv2d.tl|T=bf16 BK=64 BN=64"
   "block_sparse_bf16|block_sparse_attention.tl|T=bf16"
   "slices_bf16|../test/e2e/cpu/Inputs/slices.tl|T=bf16"
   "padding_bf16|../test/e2e/cpu/Inputs/padding.tl|T=bf16"
