@@ -96,6 +96,7 @@ CONFIGS=(
   "padding_bf16|../test/e2e/cpu/Inputs/padding.tl|T=bf16"
   "gather_bf16|../test/e2e/cpu/Inputs/gather.tl|T=bf16"
   "views_bf16|../test/e2e/cpu/Inputs/views.tl|T=bf16"
+  "ordering_f32|../test/e2e/cpu/Inputs/ordering.tl|"
   "fp8_quant_e4m3|fp8_quant.tl|T=bf16"
   "fp8_quant_e5m2|fp8_quant.tl|T=bf16 F=f8e5m2 Fmax=57344.0"
   "fp8_quant_e4m3_bn4k|fp8_quant.tl|T=bf16 BM=2 BN=4096"

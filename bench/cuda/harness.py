@@ -1413,6 +1413,30 @@ def views_cases(cfg, heads):
     return cases
 
 
+def ordering_cases(cfg, heads):
+    """test/e2e/cpu/Inputs/ordering.tl: a block reads back what it wrote and
+    overwrites what it read (barriers of tile-gpu-order-global-memory)."""
+    cases = []
+    for (M, N), small in [((37, 200), True), ((100, 129), True),
+                          ((8192, 8192), False)]:
+        def build(ctx, g, M=M, N=N):
+            X = ctx.rand(g, (M, N), "f32")
+            Y0 = ctx.rand(g, (M, N), "f32")
+            Y, Z = Y0.clone(), ctx.empty((M, N), "f32")
+
+            def reset():
+                Y.copy_(Y0)
+                Z.fill_(float("nan"))
+            return dict(args=[X, Y, Z], outputs=[("Y", Y), ("Z", Z)],
+                        reset=reset, ref=lambda: [R(Y0) + R(X)] * 2,
+                        fake=None, vendors={"torch Y + X": lambda: Y0 + X},
+                        vendor_no_error=True, flops=None,
+                        bytes=4.0 * 4 * M * N, tol=tol_for("f32"))
+        cases.append(Case("roundtrip", "roundtrip f32 %dx%d" % (M, N), small,
+                          build, "memory"))
+    return cases
+
+
 def slices_cases(cfg, heads):
     """test/e2e/cpu/Inputs/slices.tl: windows with slices (a head of a
     [B, S, H, D] tensor), in a plain and in a pipelined loop."""
@@ -2035,6 +2059,7 @@ CASES_BY_EXAMPLE = {"gemm.tl": gemm_cases, "linear.tl": linear_cases,
                     "padding.tl": padding_cases,
                     "gather.tl": gather_cases,
                     "views.tl": views_cases,
+                    "ordering.tl": ordering_cases,
                     "fp8.tl": fp8_cases,
                     "w4a16_gemm.tl": w4a16_cases,
                     "topk_gating.tl": topk_gating_cases,

@@ -314,6 +314,34 @@ def TileVulkanConvertToSPIRV
   let dependentDialects = ["mlir::spirv::SPIRVDialect"];
 }
 
+def TileGPUOrderGlobalMemory
+    : Pass<"tile-gpu-order-global-memory", "mlir::ModuleOp"> {
+  let summary = "Order a block's global-memory accesses across its threads";
+  let description = [{
+    Puts a `gpu.barrier {tile.global_order}` before a tile op (or element
+    access) of a GPU kernel that reads a tensor an earlier op of the block
+    wrote or atomically updated, or that writes or atomically updates a
+    tensor an earlier op read, when no barrier lies between them (loops are
+    followed around their back edge). Tensors are told apart by the kernel
+    argument they come from (views included): the stub rejects outputs that
+    overlap other arguments. Writes after writes and atomics after atomics
+    are not ordered. tile-gpu-eliminate-barriers keeps these barriers.
+
+    Before:
+    ```mlir
+    tile.copy %t to %Y[%i, %j] : ...
+    tile.copy %Y[%i, %j] to %u : ...
+    ```
+    After:
+    ```mlir
+    tile.copy %t to %Y[%i, %j] : ...
+    gpu.barrier {tile.global_order}
+    tile.copy %Y[%i, %j] to %u : ...
+    ```
+  }];
+  let dependentDialects = ["mlir::gpu::GPUDialect"];
+}
+
 def TileGPUEliminateBarriers
     : Pass<"tile-gpu-eliminate-barriers", "mlir::ModuleOp"> {
   let summary = "Remove barriers that order no shared-memory accesses";

@@ -171,7 +171,8 @@ void removeRedundantBarriers(Operation *root) {
           break;
       }
       bool needed = (before.write && (after.read || after.write)) ||
-                    (before.read && after.write);
+                    (before.read && after.write) ||
+                    ops[i]->hasAttr(tile::attr::kGlobalOrder);
       if (needed) {
         before = SharedAccess();
         continue;

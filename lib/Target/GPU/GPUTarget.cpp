@@ -97,6 +97,7 @@ void tlc::buildTileToGPUPipeline(mlir::OpPassManager &pm) {
   pm.addPass(createTilePlanPipelines());
   pm.addPass(createTileGPUTensorCopyFallback());
   pm.addPass(createTilePlanSharedMemory());
+  pm.addPass(createTileGPUOrderGlobalMemory());
   pm.addPass(createConvertTileToGPU());
   pm.addPass(createTileGPUEliminateBarriers());
   pm.addPass(mlir::createCanonicalizerPass());

@@ -52,6 +52,9 @@ constexpr llvm::StringLiteral kOperations = "tile.operations";
 /// On the memref.reinterpret_cast of `view(X, ...)`: a reshaped view of a
 /// tensor argument, not the argument the stub describes (no tensor copies).
 constexpr llvm::StringLiteral kView = "tile.view";
+/// On a gpu.barrier: orders global-memory accesses of the block
+/// (tile-gpu-order-global-memory); barrier elimination keeps it.
+constexpr llvm::StringLiteral kGlobalOrder = "tile.global_order";
 /// i64: bytes of dynamic shared memory a block needs (GPU kernels).
 constexpr llvm::StringLiteral kSharedBytes = "tile.shared_bytes";
 
