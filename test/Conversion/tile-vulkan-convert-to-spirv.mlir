@@ -2,7 +2,8 @@
 // tile-vulkan-convert-to-spirv: the prepared gpu.module becomes a
 // spirv.module; math.erf becomes its polynomial, math.exp2 GL Exp2, an
 // atomic f32 add OpAtomicFAddEXT, the workgroup array a global variable;
-// bf16 values are carried as i16, a select between them too.
+// bf16 values are carried as i16, a select between them too; a barrier
+// ordering global memory (tile.global_order) orders buffer memory too.
 
 // CHECK: spirv.module @__spv__tlc_kernels Logical GLSL450
 // CHECK: spirv.GlobalVariable @__workgroup_mem__0 : !spirv.ptr<!spirv.struct<(!spirv.array<64 x f32>)>, Workgroup>
@@ -10,6 +11,8 @@
 // CHECK: spirv.GL.Exp2
 // CHECK-NOT: math.erf
 // CHECK: spirv.EXT.AtomicFAdd <Device> <None>
+// CHECK: spirv.ControlBarrier <Workgroup>, <Workgroup>, <AcquireRelease|UniformMemory|WorkgroupMemory>
+// CHECK: spirv.ControlBarrier <Workgroup>, <Workgroup>, <AcquireRelease|WorkgroupMemory>{{$}}
 // CHECK: spirv.func @tlc_pick
 // CHECK: spirv.Select %{{.*}}, %{{.*}}, %{{.*}} : i1, i16
 // CHECK-NOT: gpu.module
@@ -27,6 +30,8 @@ module attributes {gpu.container_module, tile.target = #tile.target<vendor = "vu
       memref.store %c, %tile[%c0] : memref<64xf32, #gpu.address_space<workgroup>>
       %d = memref.load %tile[%c0] : memref<64xf32, #gpu.address_space<workgroup>>
       %old = memref.atomic_rmw addf %d, %v[%c0] : (f32, memref<?xf32, strided<[1]>>) -> f32
+      gpu.barrier {tile.global_order}
+      gpu.barrier
       gpu.return
     }
     gpu.func @tlc_pick(%x: memref<1xbf16>, %n: i64) kernel attributes {tile.threads = 64 : i64, tile.shared_bytes = 0 : i64} {

@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "tlc/Conversion/Passes.h"
+#include "tlc/Dialect/Tile/IR/AttrNames.h"
 
 #include "mlir/Conversion/ArithToSPIRV/ArithToSPIRV.h"
 #include "mlir/Conversion/FuncToSPIRV/FuncToSPIRV.h"
@@ -129,6 +130,25 @@ struct Exp2Pattern : OpConversionPattern<math::Exp2Op> {
   }
 };
 
+/// A barrier that orders the block's global-memory accesses
+/// (tile.global_order): upstream's gpu.barrier orders workgroup memory
+/// only; this one also makes buffer (uniform) memory writes visible.
+struct GlobalOrderBarrierPattern : OpConversionPattern<gpu::BarrierOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(gpu::BarrierOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!op->hasAttr(tile::attr::kGlobalOrder))
+      return failure();
+    auto semantics = spirv::MemorySemantics::AcquireRelease |
+                     spirv::MemorySemantics::WorkgroupMemory |
+                     spirv::MemorySemantics::UniformMemory;
+    rewriter.replaceOpWithNewOp<spirv::ControlBarrierOp>(
+        op, spirv::Scope::Workgroup, spirv::Scope::Workgroup, semantics);
+    return success();
+  }
+};
+
 /// memref.atomic_rmw addf on f32 -> OpAtomicFAddEXT
 /// (SPV_EXT_shader_atomic_float_add; upstream converts integer kinds only).
 struct AtomicFAddPattern : OpConversionPattern<memref::AtomicRMWOp> {
@@ -211,7 +231,8 @@ struct TileVulkanConvertToSPIRV
       populateVectorToSPIRVPatterns(typeConverter, patterns);
       populateFuncToSPIRVPatterns(typeConverter, patterns);
       patterns.add<Exp2Pattern>(typeConverter, ctx);
-      patterns.add<AtomicFAddPattern>(typeConverter, ctx, /*benefit=*/2);
+      patterns.add<AtomicFAddPattern, GlobalOrderBarrierPattern>(
+          typeConverter, ctx, /*benefit=*/2);
       if (failed(applyFullConversion(gpuModule.getOperation(), *target,
                                      std::move(patterns))))
         return signalPassFailure();
