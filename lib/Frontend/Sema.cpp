@@ -547,13 +547,7 @@ std::optional<Dim> Sema::Impl::checkDimExpression(Expr *de) {
   bool known = true;
   for (NameExpr *n : names) {
     Symbol *sym = lookup(n->name).first;
-    // (Tensor data is reported below, as such.)
-    bool hostValue = sym ? sym->kind == SymbolKind::Param ||
-                               sym->kind == SymbolKind::SymDim ||
-                               sym->kind == SymbolKind::Constant ||
-                               sym->type.kind == TypeKind::Tensor
-                         : parseDType(n->name).has_value();
-    if (!hostValue) {
+    if (!sym && !parseDType(n->name)) {
       diags.error(n->range,
                   "'" + n->name +
                       "' in a dimension expression is not a parameter "
@@ -561,6 +555,17 @@ std::optional<Dim> Sema::Impl::checkDimExpression(Expr *de) {
                       "dimension of some argument (the stub reads it "
                       "from there) or fix it with -D " +
                       n->name + "=...");
+      known = false;
+    } else if (sym && sym->kind != SymbolKind::Param &&
+               sym->kind != SymbolKind::SymDim &&
+               sym->kind != SymbolKind::Constant &&
+               sym->kind != SymbolKind::Arg) {
+      // (Arguments: scalars are known to the stub; tensor data is reported
+      // below, as such.)
+      diags.error(n->range, "'" + n->name +
+                                "' is computed in the kernel; a tensor "
+                                "dimension may use parameters, symbolic "
+                                "dimensions and scalar arguments");
       known = false;
     }
   }

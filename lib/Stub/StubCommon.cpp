@@ -553,14 +553,14 @@ void StubBuilder::emitArgumentChecks(llvm::raw_ostream &os) {
   }
   // Tensors the kernel views with another shape.
   for (const ViewedTensor &v : k.views) {
-    std::string elements;
+    std::string dims;
     for (const GridExpr &d : v.shape)
-      elements += (elements.empty() ? "" : " * ") + ("(" + print(d) + ")");
-    emitHostValue(os, "tlc_elements", elements,
+      dims += (dims.empty() ? "" : ", ") + print(d);
+    emitHostValue(os, "tlc_view[]", "{" + dims + "}",
                   "the view " + v.text + " of " + k.args[v.arg].name);
     os << "      tlc_status = tlc::runtime::checkViewable(" << q << ", \""
-       << k.args[v.arg].name << "\", " << argNames[v.arg]
-       << ", tlc_elements, \"" << v.text << "\");\n"
+       << k.args[v.arg].name << "\", " << argNames[v.arg] << ", tlc_view, "
+       << v.shape.size() << ", \"" << v.text << "\");\n"
        << "      if (!tlc_status.ok())\n"
        << "        return tlc_status;\n"
        << "    }\n";

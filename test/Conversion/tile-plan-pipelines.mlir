@@ -41,7 +41,7 @@ func.func @two_producers(%A: memref<?x?xf16, strided<[?, 1], offset: ?>>, %B: me
 // CHECK: tile.copy %{{.*}}[%[[ROW]], %{{.*}}] to %{{[^ ]*}} :
 // CHECK: tile.copy {{.*}} {tile.async}
 // CHECK: } {tile.pipeline_stages = 8 : i64, tile.stages = 12 : i64}
-func.func @capped(%A: memref<?x?xf32, strided<[?, 1], offset: ?>>, %R: memref<?xindex, strided<[1], offset: ?>>, %n: index)
+func.func @capped(%A: memref<?x?xf32, strided<[?, 1], offset: ?>>, %R: memref<?xindex, strided<[1], offset: ?>>, %n: index, %B: memref<?x?xf32, strided<[?, 1], offset: ?>>)
     attributes {tile.kernel, tile.threads = 128 : i64} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -51,8 +51,8 @@ func.func @capped(%A: memref<?x?xf32, strided<[?, 1], offset: ?>>, %R: memref<?x
     %row = memref.load %R[%k] : memref<?xindex, strided<[1], offset: ?>>
     tile.copy %A[%row, %c0] to %Gs : memref<?x?xf32, strided<[?, 1], offset: ?>>, memref<8x32xf32, #tile.scope<shared>>
     tile.copy %A[%k, %c0] to %As : memref<?x?xf32, strided<[?, 1], offset: ?>>, memref<8x32xf32, #tile.scope<shared>>
-    tile.copy %As to %A[%c0, %c0] : memref<8x32xf32, #tile.scope<shared>>, memref<?x?xf32, strided<[?, 1], offset: ?>>
-    tile.copy %Gs to %A[%c1, %c0] : memref<8x32xf32, #tile.scope<shared>>, memref<?x?xf32, strided<[?, 1], offset: ?>>
+    tile.copy %As to %B[%c0, %c0] : memref<8x32xf32, #tile.scope<shared>>, memref<?x?xf32, strided<[?, 1], offset: ?>>
+    tile.copy %Gs to %B[%c1, %c0] : memref<8x32xf32, #tile.scope<shared>>, memref<?x?xf32, strided<[?, 1], offset: ?>>
   } {tile.stages = 12 : i64}
   memref.store %c0, %R[%c0] : memref<?xindex, strided<[1], offset: ?>>
   return
@@ -101,7 +101,7 @@ func.func @read_ahead(%A: memref<?x?xf32, strided<[?, 1], offset: ?>>, %R: memre
 // CHECK: } {tile.pipeline_stages = 2 : i64, tile.stages = 3 : i64}
 // CHECK-NOT: tile.async
 // CHECK: } {tile.stages = 2 : i64}
-func.func @shed(%A: memref<?x?xf32, strided<[?, 1], offset: ?>>, %n: index)
+func.func @shed(%A: memref<?x?xf32, strided<[?, 1], offset: ?>>, %n: index, %B: memref<?x?xf32, strided<[?, 1], offset: ?>>)
     attributes {tile.kernel, tile.threads = 128 : i64} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -109,11 +109,31 @@ func.func @shed(%A: memref<?x?xf32, strided<[?, 1], offset: ?>>, %n: index)
   %L = tile.alloc : memref<64x512xf32, #tile.scope<shared>>
   scf.for %k = %c0 to %n step %c1 {
     tile.copy %A[%k, %c0] to %S : memref<?x?xf32, strided<[?, 1], offset: ?>>, memref<48x512xf32, #tile.scope<shared>>
-    tile.copy %S to %A[%c0, %c0] : memref<48x512xf32, #tile.scope<shared>>, memref<?x?xf32, strided<[?, 1], offset: ?>>
+    tile.copy %S to %B[%c0, %c0] : memref<48x512xf32, #tile.scope<shared>>, memref<?x?xf32, strided<[?, 1], offset: ?>>
   } {tile.stages = 3 : i64}
   scf.for %k = %c0 to %n step %c1 {
     tile.copy %A[%k, %c0] to %L : memref<?x?xf32, strided<[?, 1], offset: ?>>, memref<64x512xf32, #tile.scope<shared>>
-    tile.copy %L to %A[%c0, %c0] : memref<64x512xf32, #tile.scope<shared>>, memref<?x?xf32, strided<[?, 1], offset: ?>>
+    tile.copy %L to %B[%c0, %c0] : memref<64x512xf32, #tile.scope<shared>>, memref<?x?xf32, strided<[?, 1], offset: ?>>
+  } {tile.stages = 2 : i64}
+  return
+}
+
+// -----
+
+// A copy from a tensor the loop writes (here through a view of it) is not
+// a producer: read ahead, it would miss the loop's writes.
+// CHECK-LABEL: gpu.func @tlc_writes_source
+// CHECK-NOT: tile.async
+// CHECK: } {tile.stages = 2 : i64}
+func.func @writes_source(%A: memref<?x?xf32, strided<[?, 1], offset: ?>>, %n: index)
+    attributes {tile.kernel, tile.threads = 128 : i64} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %S = tile.alloc : memref<8x32xf32, #tile.scope<shared>>
+  scf.for %k = %c0 to %n step %c1 {
+    tile.copy %A[%k, %c0] to %S : memref<?x?xf32, strided<[?, 1], offset: ?>>, memref<8x32xf32, #tile.scope<shared>>
+    %v = memref.subview %A[%c1, 0] [%n, 32] [1, 1] : memref<?x?xf32, strided<[?, 1], offset: ?>> to memref<?x32xf32, strided<[?, 1], offset: ?>>
+    tile.copy %S to %v[%k, %c0] : memref<8x32xf32, #tile.scope<shared>>, memref<?x32xf32, strided<[?, 1], offset: ?>>
   } {tile.stages = 2 : i64}
   return
 }

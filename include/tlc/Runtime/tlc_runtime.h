@@ -410,23 +410,32 @@ inline Status checkTensor(const char *kernel, const char *name,
   return Status{};
 }
 
-/// Checks a tensor the kernel views with another shape (`view(X, ...)`):
-/// row-major contiguous (each stride the product of the sizes after it;
-/// dimensions of size 1 may have any stride) and holding `elements`
-/// elements, the product of the view's sizes.
+/// Checks a tensor the kernel views with another shape (`view(X, ...)`,
+/// whose sizes the stub computed into `dims`): sizes >= 0, X row-major
+/// contiguous (each stride the product of the sizes after it; dimensions
+/// of size 1 may have any stride) and holding as many elements as the view.
 inline Status checkViewable(const char *kernel, const char *name,
-                            const TensorView &t, int64_t elements,
-                            const char *view) {
+                            const TensorView &t, const int64_t *dims,
+                            int32_t rank, const char *view) {
   std::string at = std::string(kernel) + ": " + name;
-  int64_t count = 1, dense = 1;
-  bool contiguous = true;
+  int64_t elements = 1, count = 1, dense = 1;
+  bool tooLarge = false, contiguous = true;
+  for (int32_t d = 0; d < rank; ++d) {
+    if (dims[d] < 0)
+      return invalidArgument(at + ": the kernel views it as " + view +
+                             ", whose size " + std::to_string(d) + " is " +
+                             std::to_string(dims[d]) + " for these arguments");
+    tooLarge |= __builtin_mul_overflow(elements, dims[d], &elements);
+  }
   for (int32_t d = t.rank - 1; d >= 0; --d) {
     if (t.shape[d] != 1 && t.strides[d] != dense)
       contiguous = false;
-    if (__builtin_mul_overflow(dense, t.shape[d], &dense))
-      contiguous = false;
-    count *= t.shape[d]; // bounded: checkTensor checked the span
+    contiguous &= !__builtin_mul_overflow(dense, t.shape[d], &dense);
+    tooLarge |= __builtin_mul_overflow(count, t.shape[d], &count);
   }
+  if (tooLarge)
+    return invalidArgument(at + " or its view " + view +
+                           " has more than 2^63 elements");
   if (!contiguous && count > 1)
     return invalidArgument(at +
                            " must be contiguous (row-major, no gaps): "

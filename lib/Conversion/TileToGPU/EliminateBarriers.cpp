@@ -183,12 +183,31 @@ void removeRedundantBarriers(Operation *root) {
   }
 }
 
+/// Canonicalization folds adjacent barriers into one, whichever: each of a
+/// run of barriers that holds a tile.global_order one carries the mark.
+void markAdjacentGlobalOrder(Operation *root) {
+  root->walk([](gpu::BarrierOp barrier) {
+    if (!barrier->hasAttr(tile::attr::kGlobalOrder))
+      return;
+    for (Operation *p = barrier->getPrevNode();
+         p && llvm::isa<gpu::BarrierOp>(p); p = p->getPrevNode())
+      p->setAttr(tile::attr::kGlobalOrder,
+                 barrier->getAttr(tile::attr::kGlobalOrder));
+    for (Operation *n = barrier->getNextNode();
+         n && llvm::isa<gpu::BarrierOp>(n); n = n->getNextNode())
+      n->setAttr(tile::attr::kGlobalOrder,
+                 barrier->getAttr(tile::attr::kGlobalOrder));
+  });
+}
+
 struct TileGPUEliminateBarriers
     : public tlc::impl::TileGPUEliminateBarriersBase<TileGPUEliminateBarriers> {
   using Base::Base;
   void runOnOperation() override {
-    getOperation().walk(
-        [](gpu::GPUFuncOp func) { removeRedundantBarriers(func); });
+    getOperation().walk([](gpu::GPUFuncOp func) {
+      removeRedundantBarriers(func);
+      markAdjacentGlobalOrder(func);
+    });
   }
 };
 

@@ -209,6 +209,12 @@ bool originIssuableAhead(mlir::scf::ForOp loop, tile::CopyOp copy);
 /// Whether an index tile of gather `copy` is written in `loop` (then a
 /// later iteration's rows are not known ahead).
 bool gatherIndexWrittenIn(mlir::scf::ForOp loop, tile::CopyOp copy);
+/// The kernel argument a global memref comes from (through views), or null
+/// for tiles and local memory.
+mlir::Value globalRoot(mlir::Value memref);
+/// Whether `loop` writes (or atomically updates) the tensor `copy` reads
+/// (then reading it ahead would read stale data).
+bool sourceWrittenIn(mlir::scf::ForOp loop, tile::CopyOp copy);
 /// The pipelines tile-plan-pipelines chose: loops with tile.pipeline_stages
 /// and their tile.async producers.
 llvm::SmallVector<PipelinedLoop> plannedPipelines(mlir::Operation *func);

@@ -378,9 +378,10 @@ static int64_t vectorWidth(tile::CopyOp op) {
   return op.getTileShape().back() % width == 0 ? width : 0;
 }
 
-/// Uniform over the block: the tensor base, its row strides and the window
-/// column keep every chunk of `width` elements of `memref` aligned to its
-/// size in bytes.
+/// Uniform over the block: the tensor base, the offset of the view (a
+/// window with slices starts its view at the first sliced column), its row
+/// strides and the window column keep every chunk of `width` elements of
+/// `memref` aligned to its size in bytes.
 static Value windowAligned(OpBuilder &b, Location loc, Value memref,
                            ValueRange origin, int64_t width) {
   auto c = [&](int64_t v) { return indexConst(b, loc, v); };
@@ -392,6 +393,9 @@ static Value windowAligned(OpBuilder &b, Location loc, Value memref,
   };
   Value aligned = isMultiple(base, bytes);
   auto meta = memref::ExtractStridedMetadataOp::create(b, loc, memref);
+  // (The aligned pointer is the buffer's; the view starts `offset` after.)
+  aligned = arith::AndIOp::create(b, loc, aligned,
+                                  isMultiple(meta.getOffset(), width));
   for (int64_t d = 0; d + 1 < memrefType(memref).getRank(); ++d) {
     Value strideOk = isMultiple(meta.getStrides()[d], width);
     aligned = arith::AndIOp::create(b, loc, aligned, strideOk);

@@ -14,6 +14,7 @@
 // arguments.
 //
 //===----------------------------------------------------------------------===//
+#include "KernelLowering.h"
 #include "tlc/Conversion/Passes.h"
 #include "tlc/Dialect/Tile/IR/AttrNames.h"
 #include "tlc/Dialect/Tile/IR/TileOps.h"
@@ -33,24 +34,6 @@ using namespace mlir;
 using namespace tlc;
 
 namespace {
-
-/// The kernel argument a global memref comes from (through views), or null
-/// for tiles and local memory.
-Value globalRoot(Value memref) {
-  auto type = llvm::dyn_cast<MemRefType>(memref.getType());
-  if (!type || type.getMemorySpace())
-    return Value();
-  while (Operation *def = memref.getDefiningOp()) {
-    if (auto view = llvm::dyn_cast<ViewLikeOpInterface>(def)) {
-      memref = view.getViewSource();
-      continue;
-    }
-    if (llvm::isa<memref::AllocaOp, memref::AllocOp>(def))
-      return Value();
-    break;
-  }
-  return memref;
-}
 
 /// What ops did to global tensors since the last barrier.
 struct GlobalAccess {
@@ -91,7 +74,9 @@ GlobalAccess accessOf(Operation *op) {
     SmallVector<MemoryEffects::EffectInstance> list;
     effects.getEffects(list);
     for (auto &effect : list) {
-      Value root = effect.getValue() ? globalRoot(effect.getValue()) : Value();
+      Value root = effect.getValue()
+                       ? gpu_lowering::globalRoot(effect.getValue())
+                       : Value();
       if (!root)
         continue;
       if (isAtomic(inner))

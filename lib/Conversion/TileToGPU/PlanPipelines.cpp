@@ -185,7 +185,8 @@ struct TilePlanPipelines
             tile::getScope(copy.getSource().getType()))
           continue;
         bool origin = originIssuableAhead(loop, copy);
-        if (origin && !gatherIndexWrittenIn(loop, copy))
+        bool source = sourceWrittenIn(loop, copy);
+        if (origin && !source && !gatherIndexWrittenIn(loop, copy))
           continue;
         InFlightDiagnostic remark = copy->emitRemark();
         remark << "copy is not issued ahead in the pipelined loop of kernel '"
@@ -194,6 +195,8 @@ struct TilePlanPipelines
           remark << "its window's origin depends on a value read from "
                     "memory in the loop (a var the loop writes, or a tensor "
                     "the kernel writes)";
+        else if (source)
+          remark << "the loop writes the tensor it reads";
         else
           remark << "the loop writes an index tile of its gather (compute "
                     "the rows before the loop and shift them with an "

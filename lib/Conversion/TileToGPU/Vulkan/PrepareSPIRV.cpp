@@ -64,6 +64,10 @@ struct FlatView {
   Value root;
   Value offset;
   SmallVector<Value> sizes, strides;
+  /// Where the memref's base pointer is in `root` (a binding's first
+  /// element): reinterpret_cast offsets and strided-metadata offsets count
+  /// from it.
+  Value base;
 };
 
 class KernelRewriter {
@@ -218,7 +222,7 @@ private:
       Value root = appendArgument(newType);
       Value offset =
           arith::IndexCastOp::create(b, loc, b.getIndexType(), word(binding));
-      views[old] = FlatView{root, offset, {}, {}};
+      views[old] = FlatView{root, offset, {}, {}, offset};
     }
     // Scalars: loaded from their word, converted back to their type.
     for (auto [n, i] : llvm::enumerate(scalars)) {
@@ -331,7 +335,7 @@ private:
           MemRefType::get({type.getNumElements()},
                           storageType(type.getElementType()),
                           MemRefLayoutAttrInterface(), space));
-      FlatView view{root, index(loc, 0), {}, {}};
+      FlatView view{root, index(loc, 0), {}, {}, index(loc, 0)};
       staticLayout(loc, type, view);
       views[alloca] = view;
       dead.push_back(op);
@@ -351,7 +355,7 @@ private:
       int64_t start = *shift / elementBytes;
       Value root =
           workgroupArray(type.getElementType(), start + type.getNumElements());
-      FlatView view{root, index(loc, start), {}, {}};
+      FlatView view{root, index(loc, start), {}, {}, index(loc, start)};
       staticLayout(loc, type, view);
       views[viewOp] = view;
       dead.push_back(op);
@@ -361,7 +365,8 @@ private:
       const FlatView *src = lookup(cast.getSource());
       if (!src)
         return op->emitError("tile-vulkan-prepare-spirv: unknown view root");
-      FlatView view{src->root, src->offset, {}, {}};
+      // The cast's offset counts from the source's base pointer.
+      FlatView view{src->root, src->base, {}, {}, src->base};
       for (OpFoldResult o : cast.getMixedOffsets())
         view.offset = add(loc, view.offset, value(loc, o));
       for (OpFoldResult s : cast.getMixedSizes())
@@ -385,7 +390,7 @@ private:
       if (!srcPtr)
         return op->emitError("tile-vulkan-prepare-spirv: unknown view root");
       FlatView src = *srcPtr;
-      FlatView view{src.root, src.offset, {}, {}};
+      FlatView view{src.root, src.offset, {}, {}, src.base};
       llvm::SmallBitVector dropped = sub.getDroppedDims();
       auto offsets = sub.getMixedOffsets();
       auto sizes = sub.getMixedSizes();
@@ -409,7 +414,8 @@ private:
       if (!meta.getBaseBuffer().use_empty())
         return op->emitError(
             "tile-vulkan-prepare-spirv: the base buffer of a view is used");
-      meta.getOffset().replaceAllUsesWith(view->offset);
+      meta.getOffset().replaceAllUsesWith(
+          arith::SubIOp::create(b, loc, view->offset, view->base));
       for (auto [r, v] : llvm::zip(meta.getSizes(), view->sizes))
         r.replaceAllUsesWith(v);
       for (auto [r, v] : llvm::zip(meta.getStrides(), view->strides))

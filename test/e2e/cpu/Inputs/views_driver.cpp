@@ -35,6 +35,26 @@ int main() {
     c.compare("merge", size, Y, ref, 0.0);
   }
   {
+    // X in the middle of a larger buffer (3 elements in: not at a
+    // multiple of any buffer-offset alignment): the view starts where X
+    // does.
+    constexpr int64_t B = 2, S = 9, H = 2, D = 16, shift = 3;
+    std::string size = check::sizeStr({B, S, H, D}) + "+offset";
+    check::Rng rng("merge" + size);
+    check::Tensor<T> Big({B + 1, S, H, D}), Y({B * S, H * D});
+    Big.fillRandom(rng);
+    Y.poison();
+    tlc::TensorView X = Big.view();
+    X.data = static_cast<char *>(X.data) + shift * sizeof(T);
+    X.shape[0] = B;
+    if (c.launched(tlc::kernels::merge(X, Y.view()), "merge", size)) {
+      std::vector<double> ref(B * S * H * D);
+      for (int64_t i = 0; i < B * S * H * D; ++i)
+        ref[i] = 2.0 * double(Big.get(shift + i));
+      c.compare("merge", size, Y, ref, 0.0);
+    }
+  }
+  {
     // X with padded rows is not contiguous.
     check::Tensor<T> X({2, 3, 2, 8}, 4), Y({6, 16});
     tlc::Status s = tlc::kernels::merge(X.view(), Y.view());
