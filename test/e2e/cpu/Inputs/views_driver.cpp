@@ -4,6 +4,7 @@
 // elements as its tensor. -DTLC_T_BF16: compiled with -D T=bf16.
 #include "check.h"
 #include "merge.h"
+#include "oddviews.h"
 #include "split.h"
 
 #include <tuple>
@@ -90,6 +91,23 @@ int main() {
                                        "views it as [N / W, W] = 96") !=
                             std::string::npos,
              "split.count", s.message);
+  }
+  {
+    // N = 4, M = 2: the view [M - N, M - N] would be [-2, -2] (4 elements).
+    check::Tensor<float> X({4}), Y({2}), Z({4});
+    tlc::Status s = tlc::kernels::oddviews(X.view(), Y.view(), Z.view());
+    c.expect(!s.ok() && s.message.find("whose size 0 is -2") !=
+                            std::string::npos,
+             "oddviews.negative", s.message);
+  }
+  {
+    // N = 65536, M = N + 256 (the first view is [256, 256]): the view
+    // [N, N, N, N] has 2^64 elements.
+    check::Tensor<float> X({65536}), Y({65536 + 256}), Z({65536});
+    tlc::Status s = tlc::kernels::oddviews(X.view(), Y.view(), Z.view());
+    c.expect(!s.ok() && s.message.find("more than 2^63 elements") !=
+                            std::string::npos,
+             "oddviews.overflow", s.message);
   }
   return c.finish();
 }
