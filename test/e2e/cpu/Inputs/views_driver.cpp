@@ -96,8 +96,8 @@ int main() {
     // N = 4, M = 2: the view [M - N, M - N] would be [-2, -2] (4 elements).
     check::Tensor<float> X({4}), Y({2}), Z({4});
     tlc::Status s = tlc::kernels::oddviews(X.view(), Y.view(), Z.view());
-    c.expect(!s.ok() && s.message.find("whose size 0 is -2") !=
-                            std::string::npos,
+    c.expect(!s.ok() &&
+                 s.message.find("whose size 0 is -2") != std::string::npos,
              "oddviews.negative", s.message);
   }
   {
@@ -105,8 +105,8 @@ int main() {
     // [N, N, N, N] has 2^64 elements.
     check::Tensor<float> X({65536}), Y({65536 + 256}), Z({65536});
     tlc::Status s = tlc::kernels::oddviews(X.view(), Y.view(), Z.view());
-    c.expect(!s.ok() && s.message.find("more than 2^63 elements") !=
-                            std::string::npos,
+    c.expect(!s.ok() &&
+                 s.message.find("more than 2^63 elements") != std::string::npos,
              "oddviews.overflow", s.message);
   }
   return c.finish();
