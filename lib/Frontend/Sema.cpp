@@ -596,11 +596,6 @@ std::optional<Dim> Sema::Impl::checkDimExpression(Expr *de) {
 }
 
 Type Sema::Impl::checkView(CallExpr *call) {
-  for (ExprPtr &a : call->args)
-    if (a->kind == ExprKind::Slice) {
-      diags.error(a->range, "view takes a tensor and its new dimensions");
-      return Type::invalid();
-    }
   if (!call->kwargs.empty()) {
     diags.error(call->kwargs[0].nameRange, "unknown keyword argument '" +
                                                call->kwargs[0].name +

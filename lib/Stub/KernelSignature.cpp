@@ -71,6 +71,8 @@ Attribute typeToAttr(MLIRContext *ctx, const tlc::Type &t) {
 }
 
 /// Only the fields the node's kind uses.
+ArrayAttr exprsToAttr(MLIRContext *ctx, llvm::ArrayRef<GridExpr> list);
+
 Attribute exprToAttr(MLIRContext *ctx, const GridExpr &e) {
   Builder b(ctx);
   Dict d(ctx);
@@ -101,13 +103,16 @@ Attribute exprToAttr(MLIRContext *ctx, const GridExpr &e) {
   case GridExpr::Select:
     break;
   }
-  if (!e.operands.empty()) {
-    SmallVector<Attribute> operands;
-    for (const GridExpr &o : e.operands)
-      operands.push_back(exprToAttr(ctx, o));
-    d.set("operands", b.getArrayAttr(operands));
-  }
+  if (!e.operands.empty())
+    d.set("operands", exprsToAttr(ctx, e.operands));
   return d.get();
+}
+
+ArrayAttr exprsToAttr(MLIRContext *ctx, llvm::ArrayRef<GridExpr> list) {
+  SmallVector<Attribute> attrs;
+  for (const GridExpr &e : list)
+    attrs.push_back(exprToAttr(ctx, e));
+  return ArrayAttr::get(ctx, attrs);
 }
 
 // Reading: each getter fails (nullopt) on a missing or mistyped entry.
@@ -264,7 +269,7 @@ DictionaryAttr KernelSignature::toAttr(MLIRContext *ctx) const {
   Builder b(ctx);
   Dict d(ctx);
   d.setStr("name", name).setInt("threads", threads);
-  SmallVector<Attribute> paramAttrs, argAttrs, dimAttrs, gridAttrs;
+  SmallVector<Attribute> paramAttrs, argAttrs, dimAttrs;
   for (const auto &[n, v] : params)
     paramAttrs.push_back(
         b.getArrayAttr({b.getStringAttr(n), b.getStringAttr(v)}));
@@ -290,8 +295,6 @@ DictionaryAttr KernelSignature::toAttr(MLIRContext *ctx) const {
       e.setInt("static", *s.staticValue);
     dimAttrs.push_back(e.get());
   }
-  for (const GridExpr &g : grid)
-    gridAttrs.push_back(exprToAttr(ctx, g));
   SmallVector<Attribute> derivedAttrs;
   for (const DerivedDim &e : derivedDims)
     derivedAttrs.push_back(Dict(ctx)
@@ -303,12 +306,9 @@ DictionaryAttr KernelSignature::toAttr(MLIRContext *ctx) const {
   d.set("derived", b.getArrayAttr(derivedAttrs));
   SmallVector<Attribute> viewAttrs;
   for (const ViewedTensor &v : views) {
-    SmallVector<Attribute> shape;
-    for (const GridExpr &g : v.shape)
-      shape.push_back(exprToAttr(ctx, g));
     viewAttrs.push_back(Dict(ctx)
                             .setInt("arg", v.arg)
-                            .set("shape", b.getArrayAttr(shape))
+                            .set("shape", exprsToAttr(ctx, v.shape))
                             .setStr("text", v.text)
                             .get());
   }
@@ -317,7 +317,7 @@ DictionaryAttr KernelSignature::toAttr(MLIRContext *ctx) const {
   d.set("params", b.getArrayAttr(paramAttrs));
   d.set("args", b.getArrayAttr(argAttrs));
   d.set("dims", b.getArrayAttr(dimAttrs));
-  d.set("grid", b.getArrayAttr(gridAttrs));
+  d.set("grid", exprsToAttr(ctx, grid));
   return d.get();
 }
 
@@ -440,13 +440,10 @@ DictionaryAttr OperationSignature::toAttr(MLIRContext *ctx) const {
   Builder b(ctx);
   SmallVector<Attribute> scratchAttrs, launchAttrs;
   for (const ScratchTensor &t : scratch) {
-    SmallVector<Attribute> shapeAttrs;
-    for (const GridExpr &e : t.shape)
-      shapeAttrs.push_back(exprToAttr(ctx, e));
     scratchAttrs.push_back(Dict(ctx)
                                .setStr("name", t.name)
                                .setStr("dtype", dtypeName(t.dtype))
-                               .set("shape", b.getArrayAttr(shapeAttrs))
+                               .set("shape", exprsToAttr(ctx, t.shape))
                                .get());
   }
   static const char *const kinds[] = {"tensor", "scratch", "scalar"};

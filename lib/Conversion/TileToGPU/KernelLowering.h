@@ -21,6 +21,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/PatternMatch.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SetVector.h"
 
 namespace tlc::gpu_lowering {
 
@@ -212,6 +213,21 @@ bool gatherIndexWrittenIn(mlir::scf::ForOp loop, tile::CopyOp copy);
 /// The kernel argument a global memref comes from (through views), or null
 /// for tiles and local memory.
 mlir::Value globalRoot(mlir::Value memref);
+/// What ops do to global tensors (by globalRoot): plain reads and writes,
+/// and atomic updates apart (they commute with each other).
+struct GlobalAccess {
+  llvm::SmallSetVector<mlir::Value, 4> reads, writes, atomics;
+
+  void merge(const GlobalAccess &o);
+  bool empty() const {
+    return reads.empty() && writes.empty() && atomics.empty();
+  }
+  /// Whether `later` must wait for these accesses: it reads what they
+  /// wrote or updated, or writes or updates what they read.
+  bool conflictsWith(const GlobalAccess &later) const;
+};
+/// The global accesses of `op` and everything nested in it.
+GlobalAccess globalAccessOf(mlir::Operation *op);
 /// Whether `loop` writes (or atomically updates) the tensor `copy` reads
 /// (then reading it ahead would read stale data).
 bool sourceWrittenIn(mlir::scf::ForOp loop, tile::CopyOp copy);

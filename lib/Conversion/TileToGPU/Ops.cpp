@@ -225,13 +225,9 @@ struct WindowMap {
   SmallVector<Value> gathers;
 
   /// A window at `origin` covering the trailing dimensions of `memref`.
-  static WindowMap trailing(Value memref, ValueRange origin, size_t tileRank) {
-    WindowMap w{memref, origin, {}, {}};
-    size_t rank = origin.size(), lead = rank - tileRank;
-    for (size_t d = 0; d < rank; ++d)
-      w.tileDims.push_back(d < lead ? -1 : (int64_t)(d - lead));
-    w.gathers.resize(rank);
-    return w;
+  static WindowMap trailing(Value memref, ValueRange origin, int64_t tileRank) {
+    return {memref, origin, tile::trailingWindowDims(origin.size(), tileRank),
+            SmallVector<Value>(origin.size())};
   }
   static WindowMap of(tile::CopyOp op) {
     return {op.getWindow(), op.getWindowOrigin(), op.getWindowTileDims(),

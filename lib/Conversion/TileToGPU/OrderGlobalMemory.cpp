@@ -11,7 +11,7 @@
 // writes and atomics after atomics are left unordered (see
 // docs/language.md, "Known issues"). Tensors are told apart by the kernel
 // argument they come from: the stub rejects outputs that overlap other
-// arguments.
+// arguments. globalAccessOf (here) is what the pipeliner asks too.
 //
 //===----------------------------------------------------------------------===//
 #include "KernelLowering.h"
@@ -32,54 +32,56 @@ namespace tlc {
 
 using namespace mlir;
 using namespace tlc;
+using namespace tlc::gpu_lowering;
 
-namespace {
-
-/// What ops did to global tensors since the last barrier.
-struct GlobalAccess {
-  llvm::SmallSetVector<Value, 4> reads, writes, atomics;
-
-  void merge(const GlobalAccess &o) {
-    reads.insert(o.reads.begin(), o.reads.end());
-    writes.insert(o.writes.begin(), o.writes.end());
-    atomics.insert(o.atomics.begin(), o.atomics.end());
+Value gpu_lowering::globalRoot(Value memref) {
+  auto type = llvm::dyn_cast<MemRefType>(memref.getType());
+  if (!type || type.getMemorySpace())
+    return Value();
+  while (Operation *def = memref.getDefiningOp()) {
+    if (auto view = llvm::dyn_cast<ViewLikeOpInterface>(def)) {
+      memref = view.getViewSource();
+      continue;
+    }
+    if (llvm::isa<memref::AllocaOp, memref::AllocOp>(def))
+      return Value();
+    break;
   }
-  bool empty() const {
-    return reads.empty() && writes.empty() && atomics.empty();
-  }
-  /// Whether `later` must wait for these accesses: it reads what they
-  /// wrote or updated, or writes or updates what they read.
-  bool conflictsWith(const GlobalAccess &later) const {
-    auto meets = [](const llvm::SmallSetVector<Value, 4> &a,
-                    const llvm::SmallSetVector<Value, 4> &b) {
-      return llvm::any_of(a, [&](Value v) { return b.contains(v); });
-    };
-    return meets(writes, later.reads) || meets(atomics, later.reads) ||
-           meets(reads, later.writes) || meets(reads, later.atomics);
-  }
-};
-
-bool isAtomic(Operation *op) {
-  return llvm::isa<tile::AtomicOp, tile::AtomicAddOp, memref::AtomicRMWOp,
-                   memref::GenericAtomicRMWOp>(op);
+  return memref;
 }
 
-/// The global accesses of `op` and everything nested in it.
-GlobalAccess accessOf(Operation *op) {
+void gpu_lowering::GlobalAccess::merge(const GlobalAccess &o) {
+  reads.insert(o.reads.begin(), o.reads.end());
+  writes.insert(o.writes.begin(), o.writes.end());
+  atomics.insert(o.atomics.begin(), o.atomics.end());
+}
+
+bool gpu_lowering::GlobalAccess::conflictsWith(
+    const GlobalAccess &later) const {
+  auto meets = [](const llvm::SmallSetVector<Value, 4> &a,
+                  const llvm::SmallSetVector<Value, 4> &b) {
+    return llvm::any_of(a, [&](Value v) { return b.contains(v); });
+  };
+  return meets(writes, later.reads) || meets(atomics, later.reads) ||
+         meets(reads, later.writes) || meets(reads, later.atomics);
+}
+
+GlobalAccess gpu_lowering::globalAccessOf(Operation *op) {
   GlobalAccess a;
   op->walk([&](Operation *inner) {
     auto effects = llvm::dyn_cast<MemoryEffectOpInterface>(inner);
     if (!effects)
       return;
+    bool atomic =
+        llvm::isa<tile::AtomicOp, tile::AtomicAddOp, memref::AtomicRMWOp,
+                  memref::GenericAtomicRMWOp>(inner);
     SmallVector<MemoryEffects::EffectInstance> list;
     effects.getEffects(list);
     for (auto &effect : list) {
-      Value root = effect.getValue()
-                       ? gpu_lowering::globalRoot(effect.getValue())
-                       : Value();
+      Value root = effect.getValue() ? globalRoot(effect.getValue()) : Value();
       if (!root)
         continue;
-      if (isAtomic(inner))
+      if (atomic)
         a.atomics.insert(root);
       else if (llvm::isa<MemoryEffects::Read>(effect.getEffect()))
         a.reads.insert(root);
@@ -89,6 +91,8 @@ GlobalAccess accessOf(Operation *op) {
   });
   return a;
 }
+
+namespace {
 
 bool containsTileOps(Operation *op) {
   return op
@@ -130,7 +134,7 @@ public:
         pending.merge(out);
         continue;
       }
-      GlobalAccess here = accessOf(&op);
+      GlobalAccess here = globalAccessOf(&op);
       if (here.empty())
         continue;
       if (pending.conflictsWith(here)) {

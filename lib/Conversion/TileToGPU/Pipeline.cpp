@@ -27,7 +27,6 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
-#include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/Transforms/RegionUtils.h"
 
 using namespace mlir;
@@ -134,39 +133,11 @@ bool gpu_lowering::gatherIndexWrittenIn(scf::ForOp loop, tile::CopyOp copy) {
   });
 }
 
-Value gpu_lowering::globalRoot(Value memref) {
-  auto type = llvm::dyn_cast<MemRefType>(memref.getType());
-  if (!type || type.getMemorySpace())
-    return Value();
-  while (Operation *def = memref.getDefiningOp()) {
-    if (auto view = llvm::dyn_cast<ViewLikeOpInterface>(def)) {
-      memref = view.getViewSource();
-      continue;
-    }
-    if (llvm::isa<memref::AllocaOp, memref::AllocOp>(def))
-      return Value();
-    break;
-  }
-  return memref;
-}
-
 bool gpu_lowering::sourceWrittenIn(scf::ForOp loop, tile::CopyOp copy) {
   Value root = globalRoot(copy.getSource());
-  if (!root)
-    return false;
-  WalkResult written = loop.getBody()->walk([&](Operation *op) {
-    auto effects = llvm::dyn_cast<MemoryEffectOpInterface>(op);
-    if (!effects) // (nested ops are walked; tile IR has no unknown writers)
-      return WalkResult::advance();
-    SmallVector<MemoryEffects::EffectInstance> list;
-    effects.getEffects(list);
-    for (auto &effect : list)
-      if (llvm::isa<MemoryEffects::Write>(effect.getEffect()) &&
-          effect.getValue() && globalRoot(effect.getValue()) == root)
-        return WalkResult::interrupt();
-    return WalkResult::advance();
-  });
-  return written.wasInterrupted();
+  GlobalAccess inLoop = globalAccessOf(loop);
+  return root &&
+         (inLoop.writes.contains(root) || inLoop.atomics.contains(root));
 }
 
 SmallVector<PipelinedLoop> gpu_lowering::findPipelinedLoops(Operation *func) {

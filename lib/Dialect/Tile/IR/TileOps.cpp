@@ -70,18 +70,23 @@ SmallVector<Value> CopyOp::getGatherPerDim() {
   return perDim;
 }
 
+SmallVector<int64_t> tlc::tile::trailingWindowDims(int64_t rank,
+                                                   int64_t tileRank) {
+  SmallVector<int64_t> tileDims(rank, -1);
+  for (int64_t d = rank - tileRank; d < rank; ++d)
+    tileDims[d] = d - (rank - tileRank);
+  return tileDims;
+}
+
 SmallVector<int64_t> CopyOp::getWindowTileDims() {
   Value window = getWindow();
   if (!window)
     return {};
   int64_t rank = llvm::cast<MemRefType>(window.getType()).getRank();
   int64_t tileRank = getTileShape().size();
+  if (getGathers().empty())
+    return trailingWindowDims(rank, tileRank);
   SmallVector<int64_t> tileDims(rank, -1);
-  if (getGathers().empty()) {
-    for (int64_t d = rank - tileRank; d < rank; ++d)
-      tileDims[d] = d - (rank - tileRank);
-    return tileDims;
-  }
   SmallVector<Value> gathers = getGatherPerDim();
   int64_t next = 0, gathered = -1;
   for (int64_t d = 0; d < rank; ++d) {

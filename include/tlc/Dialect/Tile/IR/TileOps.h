@@ -11,4 +11,11 @@
 #define GET_OP_CLASSES
 #include "tlc/Dialect/Tile/IR/TileOps.h.inc"
 
+namespace tlc::tile {
+/// A window of a tile of `tileRank` dimensions over a memref of `rank`
+/// without gathers: the tile covers the trailing dimensions (one tile
+/// dimension each), the leading ones are points (-1).
+llvm::SmallVector<int64_t> trailingWindowDims(int64_t rank, int64_t tileRank);
+} // namespace tlc::tile
+
 #endif // TLC_DIALECT_TILE_IR_TILEOPS_H
