@@ -5,6 +5,7 @@
 #include "check.h"
 #include "merge.h"
 #include "oddviews.h"
+#include "rowsof.h"
 #include "split.h"
 
 #include <tuple>
@@ -108,6 +109,14 @@ int main() {
     c.expect(!s.ok() &&
                  s.message.find("more than 2^63 elements") != std::string::npos,
              "oddviews.overflow", s.message);
+  }
+  {
+    // M = 0: the view [M, N / M] divides by zero.
+    check::Tensor<float> X({6}), Y({0});
+    tlc::Status s = tlc::kernels::rowsof(X.view(), Y.view());
+    c.expect(!s.ok() && s.message == "rowsof: the view [M, N / M] of X "
+                                     "divides by zero for these arguments",
+             "rowsof.zero", s.message);
   }
   return c.finish();
 }
