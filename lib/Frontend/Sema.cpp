@@ -50,7 +50,7 @@ Type Sema::Impl::commonType(const Type &a0, const Type &b0, SMRange range) {
     return Type::invalid();
   }
   // The 8-bit floats are storage types: arithmetic on them is done in f32.
-  Type a = promoteF8(a0), b = promoteF8(b0);
+  Type a = promoteStorage(a0), b = promoteStorage(b0);
   if (a.kind == TypeKind::Int && b.kind == TypeKind::Int)
     return Type::intTy();
   if (a.kind != TypeKind::Scalar && b.kind != TypeKind::Scalar)
@@ -167,6 +167,21 @@ std::optional<Type> Sema::Impl::resolveTileType(TypeExpr &te, MemScope scope) {
   if (te.dims.empty() || te.dims.size() > 4) {
     diags.error(te.range, "tiles have rank 1 to 4");
     ok = false;
+  }
+  if (ok && dtype && isPacked(*dtype)) {
+    // Two elements per byte, never split between threads' registers.
+    if (scope == MemScope::Fragment) {
+      diags.error(te.range, dtypeName(*dtype).str() +
+                                " tiles live in shared or local memory, not "
+                                "in fragments");
+      ok = false;
+    } else if (shape.back().size % 2) {
+      diags.error(te.dims.back()->range,
+                  "the innermost dimension of a " + dtypeName(*dtype).str() +
+                      " tile must be even (two elements per byte), got " +
+                      std::to_string(shape.back().size));
+      ok = false;
+    }
   }
   if (!ok)
     return std::nullopt;
@@ -430,11 +445,12 @@ void Sema::Impl::checkKernelArg(KernelInfo &info, ArgDecl &a, unsigned index) {
   if (!a.type.hasShape) {
     if (a.qualifier != ArgQualifier::In)
       diags.error(a.range, "scalar arguments cannot be 'out' or 'inout'");
-    if (dtype &&
-        (*dtype == DType::F16 || *dtype == DType::BF16 || isF8(*dtype)))
+    if (dtype && (*dtype == DType::F16 || *dtype == DType::BF16 ||
+                  isF8(*dtype) || isPacked(*dtype)))
       diags.error(a.type.range, "scalar kernel arguments of type " +
                                     dtypeName(*dtype).str() +
-                                    " are not supported; pass an f32");
+                                    " are not supported; pass " +
+                                    (isPacked(*dtype) ? "an i32" : "an f32"));
     else if (dtype)
       t = Type::scalar(*dtype);
   } else {
@@ -619,6 +635,13 @@ Type Sema::Impl::checkView(CallExpr *call) {
     diags.error(base->range, "view takes a tensor argument of the kernel, "
                              "got " +
                                  bt.str());
+    return Type::invalid();
+  }
+  if (isPacked(bt.dtype)) {
+    diags.error(base->range, "views of " + dtypeName(bt.dtype).str() +
+                                 " tensors are not supported (packed "
+                                 "elements); declare the parameter with the "
+                                 "shape the kernel needs");
     return Type::invalid();
   }
   if (call->args.size() - 1 > 4) {

@@ -76,6 +76,10 @@ static int64_t truncateInt(int64_t v, DType to) {
     return int8_t(uint8_t(uint64_t(v)));
   case DType::U8:
     return uint8_t(uint64_t(v));
+  case DType::I4: // the low 4 bits, sign-extended
+    return int64_t(uint64_t(v) << 60) >> 60;
+  case DType::U4:
+    return int64_t(uint64_t(v) & 15);
   default:
     return v;
   }
@@ -95,6 +99,7 @@ Type Sema::Impl::checkUnary(UnaryExpr *e) {
                    c ? std::optional(ConstValue::ofBool(!c->b)) : std::nullopt);
   }
   if (e->op == UnaryOp::BitNot) {
+    t = promoteStorage(t);
     if (!isIntegerLike(t)) {
       diags.error(e->range, "'~' expects an integer, got " + t.str());
       return setType(e, Type::invalid());
@@ -109,7 +114,7 @@ Type Sema::Impl::checkUnary(UnaryExpr *e) {
     diags.error(e->range, "'-' expects a number, got " + t.str());
     return setType(e, Type::invalid());
   }
-  t = promoteF8(t);
+  t = promoteStorage(t);
   std::optional<ConstValue> folded;
   if (c) // integers wrap like the generated code: -INT64_MIN is INT64_MIN
     folded = c->kind == ConstValue::Int
@@ -137,6 +142,12 @@ static int64_t saturateToInt(double v, DType to) {
     break;
   case DType::U8:
     lo = 0.0, hi = 255.0;
+    break;
+  case DType::I4:
+    lo = -8.0, hi = 7.0;
+    break;
+  case DType::U4:
+    lo = 0.0, hi = 15.0;
     break;
   default:
     // 2^63 is not an int64; the largest double below it is.
@@ -529,6 +540,12 @@ Type Sema::Impl::checkSizeof(CallExpr *e) {
                     t.str());
     return setType(e, Type::invalid());
   }
+  if (isPacked(c->dtype)) {
+    diags.error(e->args[0]->range, "'sizeof' of " + dtypeName(c->dtype).str() +
+                                       " is half a byte; count bytes of "
+                                       "packed pairs as n / 2");
+    return setType(e, Type::invalid());
+  }
   ConstValue bytes = ConstValue::ofInt(byteSize(c->dtype));
   return setType(e, typeOfConst(bytes), bytes);
 }
@@ -571,7 +588,7 @@ Type Sema::Impl::checkUnaryMath(CallExpr *e) {
                 "'" + e->callee + "' expects a number, got " + t.str());
     return setType(e, Type::invalid());
   }
-  t = promoteF8(t);
+  t = promoteStorage(t);
   bool intOk = e->callee == "abs";
   if (isIntegerLike(t) && !intOk) {
     if (t.kind == TypeKind::Scalar) {

@@ -176,11 +176,10 @@ struct Sema::Impl {
   /// The common type of two arithmetic operands, or Invalid after an error.
   Type commonType(const Type &a, const Type &b, SMRange range);
 
-  /// An f8 scalar type as the f32 its arithmetic is done in; others as is.
-  static Type promoteF8(const Type &t) {
-    return t.kind == TypeKind::Scalar && isF8(t.dtype)
-               ? Type::scalar(DType::F32)
-               : t;
+  /// A scalar of a storage dtype as the type its arithmetic is done in (f8
+  /// in f32, u4/i4 in i32); others as is.
+  static Type promoteStorage(const Type &t) {
+    return t.kind == TypeKind::Scalar ? Type::scalar(computeDType(t.dtype)) : t;
   }
 
   /// Reports an error unless a value of type `from` converts implicitly to
@@ -258,6 +257,12 @@ struct Sema::Impl {
                        Expr *windowExpr, const std::string &op);
 
   bool checkCopy(CallExpr *e);
+  /// An error unless `op` is not of a packed 4-bit dtype (only copy, fill
+  /// and element access take those).
+  bool checkNotPacked(const Operand &op, Expr *e, const std::string &what);
+  /// A copy of packed 4-bit elements: the same dtype on both sides, whole
+  /// bytes along the innermost dimension.
+  bool checkPackedCopy(const Operand &src, const Operand &dst, CallExpr *e);
 
   bool checkFill(CallExpr *e);
 

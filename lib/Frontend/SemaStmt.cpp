@@ -158,6 +158,16 @@ void Sema::Impl::checkAssign(AssignStmt *s) {
             {static_cast<NameExpr *>(base)->symbol, base->type, false},
             target->range))
       return;
+    if (base->kind == ExprKind::Name && base->type.kind == TypeKind::Tensor &&
+        isPacked(t.dtype)) {
+      // Neighbours share a byte: blocks would race on it.
+      diags.error(target->range,
+                  "cannot store an element of " + t.str() + " tensor '" +
+                      static_cast<NameExpr *>(base)->name + "': write a " +
+                      dtypeName(t.dtype).str() +
+                      " tile in a parallel over it and copy the tile");
+      return;
+    }
   }
   checkConvertible(v, t.dtype, s->value->range, "assignment");
 }

@@ -270,6 +270,48 @@ bool Sema::Impl::checkWindowFits(const Operand &window, const Type &tile,
   return true;
 }
 
+bool Sema::Impl::checkNotPacked(const Operand &op, Expr *e,
+                                const std::string &what) {
+  if (!isPacked(op.type.dtype))
+    return true;
+  diags.error(e->range,
+              what + " cannot be a " + dtypeName(op.type.dtype).str() + " " +
+                  (op.type.kind == TypeKind::Tile ? "tile" : "tensor") +
+                  ": 4-bit integers are storage types; unpack them "
+                  "into a wider tile in a parallel first");
+  return false;
+}
+
+bool Sema::Impl::checkPackedCopy(const Operand &src, const Operand &dst,
+                                 CallExpr *e) {
+  DType s = src.type.dtype, d = dst.type.dtype;
+  if (!isPacked(s) && !isPacked(d))
+    return true;
+  if (s != d) {
+    diags.error(e->range, "copy: a " + dtypeName(isPacked(s) ? s : d).str() +
+                              " tile or tensor copies only to and from " +
+                              dtypeName(isPacked(s) ? s : d).str() + ", got " +
+                              dtypeName(s).str() + " to " + dtypeName(d).str() +
+                              "; convert its elements in a parallel");
+    return false;
+  }
+  // Two elements share a byte: the copy moves whole bytes (tile-pack-sub-byte).
+  for (const Operand *op : {&src, &dst}) {
+    Expr *w = op == &src ? e->args[0].get() : e->args[1].get();
+    if (!op->window || w->kind != ExprKind::Index)
+      continue;
+    for (ExprPtr &idx : static_cast<IndexExpr *>(w)->indices)
+      if (idx->kind == ExprKind::Slice &&
+          static_cast<SliceExpr *>(idx.get())->step) {
+        diags.error(idx->range, "copy: a window of packed " +
+                                    dtypeName(s).str() +
+                                    " elements cannot take a step");
+        return false;
+      }
+  }
+  return true;
+}
+
 bool Sema::Impl::checkCopy(CallExpr *e) {
   if (!checkNoKwargs(e) || !checkArity(e, 2, 2))
     return false;
@@ -290,6 +332,8 @@ bool Sema::Impl::checkCopy(CallExpr *e) {
     diags.error(e->range, "copy: only one side can be a window");
     return false;
   }
+  if (!checkPackedCopy(*src, *dst, e))
+    return false;
   if ((srcGlobal && !src->window) || (dstGlobal && !dst->window)) {
     Expr *g = srcGlobal ? e->args[0].get() : e->args[1].get();
     diags.error(g->range, "copy: a global tensor needs a window origin, "
@@ -367,6 +411,10 @@ bool Sema::Impl::checkGemm(CallExpr *e) {
   auto c = checkOperand(e->args[2].get(), false, "gemm accumulator");
   if (!ok || !a || !b || !c)
     return false;
+  if (!checkNotPacked(*a, e->args[0].get(), "gemm operand A") ||
+      !checkNotPacked(*b, e->args[1].get(), "gemm operand B") ||
+      !checkNotPacked(*c, e->args[2].get(), "gemm accumulator"))
+    return false;
   const char *names[] = {"A", "B", "C"};
   const Operand *ops[] = {&*a, &*b, &*c};
   for (int i = 0; i < 3; ++i) {
@@ -443,6 +491,10 @@ bool Sema::Impl::checkReduce(CallExpr *e) {
   auto src = checkOperand(e->args[0].get(), false, "reduce source");
   auto dst = checkOperand(e->args[1].get(), false, "reduce destination");
   if (!ok || !src || !dst)
+    return false;
+  if (!checkNotPacked(*src, e->args[0].get(), "'" + e->callee + "' source") ||
+      !checkNotPacked(*dst, e->args[1].get(),
+                      "'" + e->callee + "' destination"))
     return false;
   if (src->type.kind != TypeKind::Tile || dst->type.kind != TypeKind::Tile) {
     diags.error(e->range, "'" + e->callee + "' works on tiles, not tensors");
@@ -545,6 +597,9 @@ bool Sema::Impl::checkAtomicAdd(CallExpr *e) {
   auto dst = checkOperand(e->args[0].get(), true, "atomic_add destination");
   auto src = checkOperand(e->args[1].get(), false, "atomic_add source");
   if (!dst || !src)
+    return false;
+  if (!checkNotPacked(*dst, e->args[0].get(), "atomic_add destination") ||
+      !checkNotPacked(*src, e->args[1].get(), "atomic_add source"))
     return false;
   if (dst->type.kind != TypeKind::Tensor || !dst->window) {
     diags.error(e->args[0]->range, "atomic_add destination must be a window "

@@ -25,6 +25,8 @@ std::optional<DType> tlc::parseDType(llvm::StringRef name) {
       .Case("bool", DType::Bool)
       .Case("f8e4m3", DType::F8E4M3)
       .Case("f8e5m2", DType::F8E5M2)
+      .Case("u4", DType::U4)
+      .Case("i4", DType::I4)
       .Default(std::nullopt);
 }
 
@@ -54,6 +56,10 @@ llvm::StringRef tlc::dtypeName(DType t) {
     return "f8e4m3";
   case DType::F8E5M2:
     return "f8e5m2";
+  case DType::U4:
+    return "u4";
+  case DType::I4:
+    return "i4";
   }
   return "?";
 }
@@ -64,6 +70,16 @@ bool tlc::isFloat(DType t) {
 }
 
 bool tlc::isF8(DType t) { return t == DType::F8E4M3 || t == DType::F8E5M2; }
+
+bool tlc::isPacked(DType t) { return t == DType::U4 || t == DType::I4; }
+
+DType tlc::computeDType(DType t) {
+  if (isF8(t))
+    return DType::F32;
+  if (isPacked(t))
+    return DType::I32;
+  return t;
+}
 
 double tlc::roundToFloatDType(double v, DType t) {
   const llvm::fltSemantics *sem = nullptr;
@@ -106,7 +122,9 @@ double tlc::roundToFloatDType(double v, DType t) {
   return x.convertToDouble();
 }
 
-bool tlc::isSigned(DType t) { return t != DType::U8 && t != DType::Bool; }
+bool tlc::isSigned(DType t) {
+  return t != DType::U8 && t != DType::U4 && t != DType::Bool;
+}
 
 unsigned tlc::bitWidth(DType t) {
   switch (t) {
@@ -125,6 +143,9 @@ unsigned tlc::bitWidth(DType t) {
   case DType::F8E4M3:
   case DType::F8E5M2:
     return 8;
+  case DType::U4:
+  case DType::I4:
+    return 4;
   case DType::Bool:
     return 1;
   }
@@ -132,7 +153,7 @@ unsigned tlc::bitWidth(DType t) {
 }
 
 unsigned tlc::byteSize(DType t) {
-  return t == DType::Bool ? 1 : bitWidth(t) / 8;
+  return t == DType::Bool || isPacked(t) ? 1 : bitWidth(t) / 8;
 }
 
 llvm::StringRef tlc::scopeName(MemScope s) {

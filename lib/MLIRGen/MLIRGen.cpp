@@ -47,6 +47,9 @@ mlir::Type tlc::getElementType(MLIRContext &ctx, DType dtype) {
     return Float8E4M3FNType::get(&ctx);
   case DType::F8E5M2:
     return Float8E5M2Type::get(&ctx);
+  case DType::U4:
+  case DType::I4: // packed into bytes by tile-pack-sub-byte
+    return IntegerType::get(&ctx, 4);
   }
   return {};
 }
@@ -126,6 +129,11 @@ private:
     strides.back() = 1;
     auto layout = StridedLayoutAttr::get(&ctx, ShapedType::kDynamic, strides);
     return MemRefType::get(shape, elem, layout);
+  }
+
+  /// The unsigned integer dtypes, whose copies zero-extend.
+  static bool isUnsignedInt(DType d) {
+    return d == DType::U8 || d == DType::U4;
   }
 
   bool isSignedType(const tlc::Type &t) {
@@ -661,19 +669,19 @@ private:
         auto copy = tlc::tile::CopyOp::create(
             b, l, src, srcIdx, gathers.tiles, dst, dstIdx,
             b.getDenseI64ArrayAttr(gathers.dims), false, false);
-        copy.setSourceUnsigned(e->args[0]->type.dtype == DType::U8);
-        copy.setDestUnsigned(e->args[1]->type.dtype == DType::U8);
+        copy.setSourceUnsigned(isUnsignedInt(e->args[0]->type.dtype));
+        copy.setDestUnsigned(isUnsignedInt(e->args[1]->type.dtype));
         return;
       }
       if (isStridedView(src) || isStridedView(dst)) {
         genElementwiseCopy(src, srcIdx, dst, dstIdx,
-                           e->args[0]->type.dtype == DType::U8,
-                           e->args[1]->type.dtype == DType::U8, l);
+                           isUnsignedInt(e->args[0]->type.dtype),
+                           isUnsignedInt(e->args[1]->type.dtype), l);
         return;
       }
       auto copy = tlc::tile::CopyOp::create(b, l, src, srcIdx, dst, dstIdx);
-      copy.setSourceUnsigned(e->args[0]->type.dtype == DType::U8);
-      copy.setDestUnsigned(e->args[1]->type.dtype == DType::U8);
+      copy.setSourceUnsigned(isUnsignedInt(e->args[0]->type.dtype));
+      copy.setDestUnsigned(isUnsignedInt(e->args[1]->type.dtype));
     } else if (op == "fill") {
       auto [dst, idx] = genOperand(e->args[0].get());
       Value v = genAsDType(e->args[1].get(), e->args[0]->type.dtype);

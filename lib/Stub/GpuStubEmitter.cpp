@@ -157,7 +157,7 @@ private:
     std::vector<std::string> params;
     std::map<unsigned, unsigned> argOfParam; // tensor data parameters
     for (unsigned i = 0; i < k.args.size(); ++i) {
-      const std::string &a = argNames[i];
+      const std::string a = launchName(i);
       if (!isTensor(i)) {
         params.push_back("&" + a);
         continue;
@@ -225,7 +225,7 @@ private:
         os << (d ? ", " : "") << map.box[d];
       os << "};\n";
       condition += " &&\n        tlc_map_cache[" + std::to_string(m) +
-                   "].get(" + argNames[arg->second] + ", " +
+                   "].get(" + launchName(arg->second) + ", " +
                    std::to_string(byteSize(k.args[arg->second].type.dtype)) +
                    ", " + var + "_box, " + std::to_string(map.swizzle) + ", " +
                    var + ")";

@@ -170,7 +170,7 @@ private:
     std::vector<std::string> tensors, elementBytes;
     std::vector<std::pair<std::string, std::string>> wordSources;
     for (unsigned i = 0; i < k.args.size(); ++i) {
-      const std::string &a = argNames[i];
+      const std::string a = launchName(i);
       const Type &type = k.args[i].type;
       if (!isTensor(i)) {
         bool isFloatArg = hostKindOf(type) == HostKind::Float;

@@ -73,7 +73,8 @@ const DTypeNames &dtypeNames(DType t) {
       {"int64_t", "TLC_I64"},    {"int32_t", "TLC_I32"},
       {"int16_t", "TLC_I16"},    {"int8_t", "TLC_I8"},
       {"uint8_t", "TLC_U8"},     {"bool", "TLC_BOOL"},
-      {"uint8_t", "TLC_F8E4M3"}, {"uint8_t", "TLC_F8E5M2"}};
+      {"uint8_t", "TLC_F8E4M3"}, {"uint8_t", "TLC_F8E5M2"},
+      {"uint8_t", "TLC_U4"},     {"uint8_t", "TLC_I4"}};
   return table[static_cast<unsigned>(t)];
 }
 
@@ -565,6 +566,11 @@ void StubBuilder::emitArgumentChecks(llvm::raw_ostream &os) {
        << "        return tlc_status;\n"
        << "    }\n";
   }
+  // Packed tensors as the bytes the kernel addresses.
+  for (unsigned i = 0; i < k.args.size(); ++i)
+    if (isTensor(i) && isPacked(k.args[i].type.dtype))
+      os << "    const tlc::TensorView " << launchName(i)
+         << " = tlc::runtime::packedBytes(" << argNames[i] << ");\n";
   // Outputs against every other tensor (each pair of outputs once), once
   // the shapes are known to be right.
   for (unsigned i = 0; i < k.args.size(); ++i) {
@@ -574,8 +580,8 @@ void StubBuilder::emitArgumentChecks(llvm::raw_ostream &os) {
       if (j == i || !isTensor(j) || (access(j) != ArgAccess::In && j > i))
         continue;
       os << "    tlc_status = tlc::runtime::checkNoOverlap(" << q << ", \""
-         << k.args[i].name << "\", " << argNames[i] << ", \"" << k.args[j].name
-         << "\", " << argNames[j]
+         << k.args[i].name << "\", " << launchName(i) << ", \""
+         << k.args[j].name << "\", " << launchName(j)
          << ");\n    if (!tlc_status.ok())\n      return tlc_status;\n";
     }
   }

@@ -73,6 +73,13 @@ protected:
   std::string gridError; // set when a grid expression cannot be printed
 
   bool isTensor(unsigned i) const { return k.args[i].isTensor(); }
+  /// The C++ name of argument `i` as the kernel gets it (after
+  /// emitArgumentChecks): a packed u4/i4 tensor as its bytes.
+  std::string launchName(unsigned i) const {
+    return isTensor(i) && isPacked(k.args[i].type.dtype)
+               ? "tlc_bytes_" + argNames[i]
+               : argNames[i];
+  }
   bool hasTensors() const;
   ArgAccess access(unsigned i) const { return k.args[i].access; }
 

@@ -117,7 +117,7 @@ private:
       if (!isTensor(i))
         continue;
       const Type &t = k.args[i].type;
-      const std::string &a = argNames[i];
+      const std::string a = launchName(i);
       std::string ptr =
           "static_cast<" + elementCType(t.dtype).str() + " *>(" + a + ".data)";
       os << "    " << memrefType(t.dtype, t.rank()) << " tlc_desc_" << a << "{"
@@ -136,7 +136,7 @@ private:
           "[&](int64_t tlc_block) {\n"
        << "          _mlir_ciface_tlc_block_" << name << "(";
     for (unsigned i = 0; i < k.args.size(); ++i)
-      os << (isTensor(i) ? "&tlc_desc_" + argNames[i] : argNames[i]) << ", ";
+      os << (isTensor(i) ? "&tlc_desc_" + launchName(i) : argNames[i]) << ", ";
     os << "tlc_block % tlc_gx,\n"
        << "              tlc_block / tlc_gx % tlc_gy, "
           "tlc_block / (tlc_gx * tlc_gy));\n"

@@ -695,6 +695,8 @@ int compile(const Options &opts) {
   tilePM.addPass(mlir::createSymbolDCEPass());
   // Dimensions fixed with -D (recorded on the kernels by MLIRGen).
   tilePM.addPass(tile::createTileSpecializeDims());
+  // u4/i4 as bytes (two elements each) before anything addresses them.
+  tilePM.addPass(tile::createTilePackSubByte());
   // Tensor elements are bounds-checked the same way on every target.
   tilePM.addPass(tile::createTileExpandElementAccess());
   // Loop-invariant reads of vars leave their loops (pipelining needs it).

@@ -16,7 +16,7 @@
 
 namespace tlc {
 
-/// Element types. f8/i4/u4 come later.
+/// Element types.
 /// The order is the stub ABI's (tlc_dtype): new dtypes go at the end.
 enum class DType {
   F64,
@@ -31,6 +31,8 @@ enum class DType {
   Bool,
   F8E4M3, // OCP E4M3 ("fn"): no infinities, max 448
   F8E5M2, // OCP E5M2: IEEE-like, max 57344
+  U4,     // packed two per byte along the innermost dimension, low first
+  I4,
 };
 
 std::optional<DType> parseDType(llvm::StringRef name);
@@ -38,12 +40,18 @@ llvm::StringRef dtypeName(DType t);
 bool isFloat(DType t);
 /// The 8-bit floats: storage types whose arithmetic is done in f32.
 bool isF8(DType t);
+/// The 4-bit integers, packed two per byte: storage types whose arithmetic
+/// is done in i32.
+bool isPacked(DType t);
+/// The dtype a value of dtype `t` is computed in (f8 in f32, u4/i4 in i32).
+DType computeDType(DType t);
 /// `v` rounded to the float dtype `t` as a conversion in generated code
 /// rounds it (to nearest even; f8 saturates to its largest finite value).
 double roundToFloatDType(double v, DType t);
 bool isSigned(DType t);
 unsigned bitWidth(DType t);
-/// Bytes per element in memory (bool is stored as one byte).
+/// Bytes per element in memory (bool is stored as one byte; a packed
+/// 4-bit element counts as one, its pair's byte).
 unsigned byteSize(DType t);
 
 /// Where a tile lives. Global tensors are kernel arguments.

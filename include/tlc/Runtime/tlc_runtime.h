@@ -32,7 +32,9 @@ typedef enum tlc_dtype {
   TLC_U8 = 8,
   TLC_BOOL = 9,    /* one byte per element, 0 or 1 */
   TLC_F8E4M3 = 10, /* OCP FP8 E4M3 (torch.float8_e4m3fn): max 448, no inf */
-  TLC_F8E5M2 = 11  /* OCP FP8 E5M2 (torch.float8_e5m2): max 57344 */
+  TLC_F8E5M2 = 11, /* OCP FP8 E5M2 (torch.float8_e5m2): max 57344 */
+  TLC_U4 = 12,     /* 4-bit, two per byte along the innermost dimension */
+  TLC_I4 = 13      /* (element 2c in the low nibble of byte c) */
 } tlc_dtype;
 
 /* Status codes returned by the C entry points. */
@@ -44,7 +46,9 @@ typedef enum tlc_dtype {
 #define TLC_MAX_RANK 8
 
 /* A view of a strided tensor owned by the caller. `strides` count elements,
- * not bytes; the innermost dimension must be contiguous (stride 1). */
+ * not bytes; the innermost dimension must be contiguous (stride 1). For the
+ * packed u4/i4, `data` points at the byte of element 0, the innermost size
+ * is even and the other strides are even (every row starts a byte). */
 typedef struct tlc_tensor {
   void *data;
   int32_t dtype; /* a tlc_dtype */
@@ -330,15 +334,21 @@ inline void parallelFor(int64_t numTasks, int numThreads,
 //===--- Helpers for generated stubs -------------------------------------===//
 
 inline const char *dtypeName(int32_t dtype) {
-  static const char *const names[] = {"f64", "f32",  "f16",    "bf16",
-                                      "i64", "i32",  "i16",    "i8",
-                                      "u8",  "bool", "f8e4m3", "f8e5m2"};
-  return dtype >= 0 && dtype <= TLC_F8E5M2 ? names[dtype] : "?";
+  static const char *const names[] = {"f64",    "f32",    "f16", "bf16", "i64",
+                                      "i32",    "i16",    "i8",  "u8",   "bool",
+                                      "f8e4m3", "f8e5m2", "u4",  "i4"};
+  return dtype >= 0 && dtype <= TLC_I4 ? names[dtype] : "?";
 }
 
+/// Bytes per element; a packed 4-bit element counts its whole byte (an
+/// upper bound for buffer sizes).
 inline int64_t elementSize(int32_t dtype) {
-  static const int64_t sizes[] = {8, 4, 2, 2, 8, 4, 2, 1, 1, 1, 1, 1};
-  return dtype >= 0 && dtype <= TLC_F8E5M2 ? sizes[dtype] : 0;
+  static const int64_t sizes[] = {8, 4, 2, 2, 8, 4, 2, 1, 1, 1, 1, 1, 1, 1};
+  return dtype >= 0 && dtype <= TLC_I4 ? sizes[dtype] : 0;
+}
+
+inline bool isPacked(int32_t dtype) {
+  return dtype == TLC_U4 || dtype == TLC_I4;
 }
 
 inline Status invalidArgument(std::string message) {
@@ -361,7 +371,7 @@ inline Status checkTensor(const char *kernel, const char *name,
                           const TensorView &t, tlc_dtype dtype, int32_t rank,
                           const char *type) {
   std::string at = std::string(kernel) + ": " + name;
-  if (t.dtype < 0 || t.dtype > TLC_F8E5M2)
+  if (t.dtype < 0 || t.dtype > TLC_I4)
     return invalidArgument(at + " has invalid dtype code " +
                            std::to_string(t.dtype));
   if (t.dtype != dtype)
@@ -407,7 +417,34 @@ inline Status checkTensor(const char *kernel, const char *name,
                            "] is " + std::to_string(t.strides[rank - 1]) +
                            " but the innermost dimension must be contiguous "
                            "(stride 1)");
+  if (isPacked(dtype)) {
+    // The kernel addresses whole bytes: every row starts one.
+    if (t.shape[rank - 1] % 2)
+      return invalidArgument(at + ".shape[" + std::to_string(rank - 1) +
+                             "] is " + std::to_string(t.shape[rank - 1]) +
+                             " but " + dtypeName(dtype) +
+                             " elements are packed two per byte: the "
+                             "innermost size must be even");
+    for (int32_t d = 0; d + 1 < rank; ++d)
+      if (t.strides[d] % 2 && t.shape[d] > 1)
+        return invalidArgument(at + ".strides[" + std::to_string(d) + "] is " +
+                               std::to_string(t.strides[d]) + " but " +
+                               dtypeName(dtype) +
+                               " rows must start at a byte (even strides)");
+  }
   return Status{};
+}
+
+/// The bytes of a checked packed (u4/i4) tensor as the u8 tensor the kernel
+/// addresses: half the innermost size, half the other strides.
+inline TensorView packedBytes(const TensorView &t) {
+  TensorView bytes = t;
+  bytes.dtype = TLC_U8;
+  bytes.shape[t.rank - 1] /= 2;
+  for (int32_t d = 0; d + 1 < t.rank; ++d)
+    bytes.strides[d] /= 2;
+  bytes.strides[t.rank - 1] = 1;
+  return bytes;
 }
 
 /// Checks a tensor the kernel views with another shape (`view(X, ...)`,

@@ -415,10 +415,89 @@ private:
   std::vector<S> buf_;
 };
 
+/// A host tensor of packed 4-bit integers (u4, or i4 when Signed), two per
+/// byte along the innermost dimension (element 2c in the low nibble), whose
+/// rows may be padded by `pad` elements (even), followed by a guard zone.
+/// Padding and guard hold a sentinel byte that the kernel must not
+/// overwrite.
+template <bool Signed> class PackedTensor {
+public:
+  explicit PackedTensor(std::vector<int64_t> shape, int64_t pad = 0)
+      : shape_(std::move(shape)), pad_(shape_.size() > 1 ? pad : 0) {
+    cols_ = shape_.back();
+    numel_ = 1;
+    for (int64_t s : shape_)
+      numel_ *= s;
+    rows_ = numel_ / (cols_ ? cols_ : 1);
+    ld_ = cols_ + pad_;
+    buf_.assign(static_cast<size_t>(rows_ * ld_ / 2 + kGuard), kSentinel);
+  }
+
+  int64_t numel() const { return numel_; }
+
+  /// Nibble position (in nibbles from the start) of the logical element i.
+  int64_t offset(int64_t i) const { return (i / cols_) * ld_ + i % cols_; }
+
+  float get(int64_t i) const {
+    int64_t o = offset(i);
+    int v = (buf_[o / 2] >> (4 * (o % 2))) & 15;
+    return float(Signed && v >= 8 ? v - 16 : v);
+  }
+  /// Stores the low 4 bits of v (wrapping, as the kernels' conversions).
+  void set(int64_t i, float v) {
+    int64_t o = offset(i);
+    int bits = int(v) & 15, shift = 4 * int(o % 2);
+    buf_[o / 2] = uint8_t((buf_[o / 2] & ~(15 << shift)) | (bits << shift));
+  }
+  void fillRandom(Rng &rng) {
+    for (int64_t i = 0; i < numel_; ++i)
+      set(i, float(rng.next() % 16));
+  }
+  void fill(float v) {
+    for (int64_t i = 0; i < numel_; ++i)
+      set(i, v);
+  }
+
+  bool guardsIntact() const {
+    for (int64_t r = 0; r < rows_; ++r)
+      for (int64_t c = cols_; c < ld_; c += 2)
+        if (buf_[(r * ld_ + c) / 2] != kSentinel)
+          return false;
+    for (size_t i = static_cast<size_t>(rows_ * ld_ / 2); i < buf_.size(); ++i)
+      if (buf_[i] != kSentinel)
+        return false;
+    return true;
+  }
+
+  tlc::TensorView view() {
+    tlc::TensorView t{};
+    t.data = buf_.data();
+    t.dtype = Signed ? TLC_I4 : TLC_U4;
+    t.rank = static_cast<int32_t>(shape_.size());
+    int64_t stride = 1;
+    for (size_t d = shape_.size(); d-- > 0;) {
+      t.shape[d] = shape_[d];
+      t.strides[d] = stride;
+      stride *= d + 1 == shape_.size() ? ld_ : shape_[d];
+    }
+#ifdef TLC_CHECK_DEVICE_MIRRORS
+    t.data = mirrorOnDevice(buf_.data(), buf_.size());
+#endif
+    return t;
+  }
+
+private:
+  static constexpr int64_t kGuard = 16;
+  static constexpr uint8_t kSentinel = 0xa5;
+  std::vector<int64_t> shape_;
+  int64_t pad_, cols_, rows_, ld_, numel_;
+  std::vector<uint8_t> buf_;
+};
+
 /// ||out - ref|| / ||ref|| in double (the absolute error norm if ref is all
 /// zero). NaN in out gives NaN.
-template <class S>
-double relError(const Tensor<S> &out, const std::vector<double> &ref) {
+template <class TensorT>
+double relError(const TensorT &out, const std::vector<double> &ref) {
   double num = 0, den = 0;
   for (int64_t i = 0; i < out.numel(); ++i) {
     double d = static_cast<double>(out.get(i)) - ref[i];
@@ -457,10 +536,9 @@ public:
   }
 
   /// Compares out with ref and checks that out's padding and guard are intact.
-  template <class S>
+  template <class TensorT>
   bool compare(const std::string &name, const std::string &size,
-               const Tensor<S> &out, const std::vector<double> &ref,
-               double tol) {
+               const TensorT &out, const std::vector<double> &ref, double tol) {
     double err = relError(out, ref);
     bool guards = out.guardsIntact();
     bool ok = err <= tol && guards; // false for NaN

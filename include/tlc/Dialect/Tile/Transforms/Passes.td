@@ -37,6 +37,50 @@ def TileSpecializeDims : Pass<"tile-specialize-dims", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::memref::MemRefDialect"];
 }
 
+def TilePackSubByte : Pass<"tile-pack-sub-byte", "mlir::ModuleOp"> {
+  let summary = "Store u4/i4 elements two per byte and compute 4-bit values "
+                "in bytes";
+  let description = [{
+    tlc's `u4` and `i4` are packed: two elements per byte along the
+    innermost dimension, element 2c in the low nibble of byte c. MLIRGen
+    emits them as `i4` memrefs and values; this pass leaves none, so no
+    target has to know a 4-bit type:
+    - kernel arguments and tiles of `i4` become `i8` memrefs with half the
+      innermost size (the stub passes a packed tensor as its bytes); a
+      `memref.dim` of the innermost dimension is doubled back;
+    - copies move whole bytes: the innermost window origin (and a slice's
+      start and length) is halved, which needs it to be provably even
+      (`k * 64`, sums and min/max of such); otherwise the copy is an error;
+    - an element read loads its byte and shifts the nibble down;
+    - element writes are allowed only in a `tile.parallel` over the packed
+      tile at its own indices: the parallel is halved along its innermost
+      dimension, and each iteration runs the body for both elements of a
+      byte and stores the byte (no two iterations share one);
+    - `i4` values become `i8` values holding the nibble in their low bits;
+      extensions, truncations, int/float and index conversions, constants
+      and selects are rewritten; any other operation on them is an error
+      (Sema computes 4-bit arithmetic in i32).
+
+    Before:
+    ```mlir
+    %q = memref.load %Qs[%i, %j] : memref<16x64xi4, #tile.scope<shared>>
+    %v = arith.extui %q : i4 to i32
+    ```
+    After (abridged):
+    ```mlir
+    %jb = arith.shrsi %j, %c1 : index
+    %b = memref.load %Qs[%i, %jb] : memref<16x32xi8, #tile.scope<shared>>
+    %n = arith.shrui %b, %shift : i8
+    %q = arith.andi %n, %c15_i8 : i8
+    %v = arith.extui %q : i8 to i32
+    ```
+    Runs after tile-specialize-dims (static sizes must be even) and before
+    tile-expand-element-access.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::memref::MemRefDialect"];
+}
+
 def TileExpandF8 : Pass<"tile-expand-f8"> {
   let summary = "Lower the 8-bit float conversions and constants to integer "
                 "operations on their bits";
