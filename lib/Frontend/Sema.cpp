@@ -177,7 +177,7 @@ std::optional<Type> Sema::Impl::resolveTileType(TypeExpr &te, MemScope scope) {
       ok = false;
     } else if (shape.back().size % 2) {
       diags.error(te.dims.back()->range,
-                  "the innermost dimension of a " + dtypeName(*dtype).str() +
+                  "the innermost dimension of " + withArticle(*dtype) +
                       " tile must be even (two elements per byte), got " +
                       std::to_string(shape.back().size));
       ok = false;

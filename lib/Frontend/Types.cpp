@@ -64,6 +64,13 @@ llvm::StringRef tlc::dtypeName(DType t) {
   return "?";
 }
 
+std::string tlc::withArticle(DType t) {
+  llvm::StringRef name = dtypeName(t);
+  // "i" and "f" are read as vowels ("an f16"), "u" as "you" ("a u8").
+  return (name.starts_with("i") || name.starts_with("f") ? "an " : "a ") +
+         name.str();
+}
+
 bool tlc::isFloat(DType t) {
   return t == DType::F64 || t == DType::F32 || t == DType::F16 ||
          t == DType::BF16 || isF8(t);

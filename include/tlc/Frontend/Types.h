@@ -37,6 +37,8 @@ enum class DType {
 
 std::optional<DType> parseDType(llvm::StringRef name);
 llvm::StringRef dtypeName(DType t);
+/// The name with its article, for messages: "an i4", "a u4".
+std::string withArticle(DType t);
 bool isFloat(DType t);
 /// The 8-bit floats: storage types whose arithmetic is done in f32.
 bool isF8(DType t);
