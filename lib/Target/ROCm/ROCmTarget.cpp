@@ -26,6 +26,8 @@
 #include "mlir/Target/LLVMIR/Dialect/ROCDL/ROCDLToLLVMIRTranslation.h"
 
 #include "llvm/IR/Constants.h"
+#include "llvm/IR/InstIterator.h"
+#include "llvm/IR/Instructions.h"
 #include "llvm/IR/Module.h"
 #include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/MC/TargetRegistry.h"
@@ -235,6 +237,7 @@ public:
             linkBitcodeLibrary(module, "__ockl_", libs + "/ockl.bc", hint))
       return err;
     defineLibraryControls(module);
+    movePrivateAllocas(module);
     return llvm::Error::success();
   }
 
@@ -292,6 +295,32 @@ private:
   StubFiles emitGpuStub(const GpuKernelInfo &info,
                         const StubPlacement &placement) const override {
     return emitHipStub(info, placement);
+  }
+
+  /// Stack memory (local tiles indexed at run time, which SROA cannot turn
+  /// into registers) must be allocated in AMDGPU's private address space
+  /// 5; MLIR's lowering allocates it in the generic one, which the backend
+  /// cannot select. Each such alloca moves to address space 5 and is cast
+  /// back to a generic pointer for its users (as clang's HIP code does).
+  static void movePrivateAllocas(llvm::Module &module) {
+    constexpr unsigned kPrivate = 5;
+    for (llvm::Function &fn : module) {
+      llvm::SmallVector<llvm::AllocaInst *> generic;
+      for (llvm::Instruction &inst : llvm::instructions(fn))
+        if (auto *alloca = llvm::dyn_cast<llvm::AllocaInst>(&inst);
+            alloca && alloca->getAddressSpace() != kPrivate)
+          generic.push_back(alloca);
+      for (llvm::AllocaInst *old : generic) {
+        auto *moved = new llvm::AllocaInst(old->getAllocatedType(), kPrivate,
+                                           old->getArraySize(), old->getAlign(),
+                                           old->getName(), old->getIterator());
+        auto *cast = new llvm::AddrSpaceCastInst(moved, old->getType(),
+                                                 old->getName() + ".generic",
+                                                 old->getIterator());
+        old->replaceAllUsesWith(cast);
+        old->eraseFromParent();
+      }
+    }
   }
 
   /// The device libraries read their configuration from __oclc_*
