@@ -93,7 +93,7 @@ LAYOUT_NAMES = ["tlc_tensor.data", "tlc_tensor.dtype", "tlc_tensor.rank",
 
 DTYPE_CODES = {"f64": 0, "f32": 1, "f16": 2, "bf16": 3, "i64": 4, "i32": 5,
                "i16": 6, "i8": 7, "u8": 8, "bool": 9, "f8e4m3": 10,
-               "f8e5m2": 11}
+               "f8e5m2": 11, "u4": 12, "i4": 13}
 DTYPE_SIZES = {"f64": 8, "f32": 4, "f16": 2, "bf16": 2, "i64": 8, "i32": 4,
                "i16": 2, "i8": 1, "u8": 1, "bool": 1, "f8e4m3": 1,
                "f8e5m2": 1}
@@ -385,7 +385,28 @@ class Call:
                 self.kernel.name, rc, TLC_ERRORS.get(rc, "?"), msg))
 
 
+class Packed4:
+    """A torch.uint8 tensor [..., K / 2] holding 4-bit values two per byte
+    (element 2c in the low nibble of byte c), passed as the u4 (or i4)
+    tensor [..., K] it packs (docs/abi.md: element strides, doubled)."""
+
+    def __init__(self, data, signed=False):
+        if data.dtype != torch.uint8 or data.stride(-1) != 1:
+            raise LaunchError("Packed4 wants a uint8 tensor with contiguous "
+                              "rows")
+        self.data, self.signed = data, signed
+
+
 def to_tlc(t):
+    if isinstance(t, Packed4):
+        s = TlcTensor()
+        s.data = t.data.data_ptr() or None
+        s.dtype = DTYPE_CODES["i4" if t.signed else "u4"]
+        s.rank = t.data.dim()
+        for i in range(t.data.dim()):
+            s.shape[i] = t.data.shape[i] * (2 if i == t.data.dim() - 1 else 1)
+            s.strides[i] = 1 if i == t.data.dim() - 1 else 2 * t.data.stride(i)
+        return s
     code = TORCH_CODES.get(t.dtype)
     if code is None:
         raise LaunchError("no tlc dtype for %s" % t.dtype)
@@ -1726,8 +1747,8 @@ def fp8_gemm_cases(cfg, heads):
 
 
 def w4a16_cases(cfg, heads):
-    """w4a16_gemm.tl: C = A @ dequant(Wq)^T with 4-bit weights packed two
-    per byte along K and a scale per group of G. Vendors: cuBLAS on the
+    """w4a16_gemm.tl: C = A @ dequant(Wq)^T with u4 weights (a uint8
+    [N, K / 2] buffer, two per byte along K) and a scale per group of G. Vendors: cuBLAS on the
     dense bf16 weights (what the layer costs unquantized) and torch eager
     dequantizing first."""
     T = heads["w4a16_gemm"]["argdoc"]["A"]["dtype"]
@@ -1750,7 +1771,7 @@ def w4a16_cases(cfg, heads):
                 q = torch.stack([wq & 15, wq >> 4], -1).reshape(N, K)
                 return (q.to(s.dtype) - 8) * s.T.repeat_interleave(G, dim=1)
             Wd = dequant(Wq, S.float()).to(TORCH_DTYPES[T])
-            return dict(args=[A, Wq, S, C], outputs=[("C", C)],
+            return dict(args=[A, Packed4(Wq), S, C], outputs=[("C", C)],
                         reset=nan_(C),
                         ref=lambda: [R(A) @ dequant(RD(Wq), R(S)).T],
                         fake=None,

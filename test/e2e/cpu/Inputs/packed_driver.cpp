@@ -5,6 +5,7 @@
 // row stride).
 #include "check.h"
 #include "dequant_gemm.h"
+#include "nibbles.h"
 #include "pack.h"
 #include "unpack.h"
 
@@ -34,6 +35,22 @@ int main() {
       for (int64_t i = 0; i < M * K; ++i)
         ref[i] = 100.0 * Q.get(i) + S.get(i) + 10000.0 * Q.get(i ^ 1);
       c.compare("unpack", size, Y, ref, exact);
+    }
+
+    // The same bytes as u8 through lib/quant.tl's helpers.
+    check::Tensor<uint8_t> B({M, K / 2}, 3);
+    for (int64_t i = 0; i < M * K; i += 2)
+      B.set(i / 2, Q.get(i) + 16 * Q.get(i + 1));
+    check::Tensor<int32_t> U({M, K}), Sn({M, K});
+    if (c.launched(tlc::kernels::nibbles(B.view(), U.view(), Sn.view()),
+                   "nibbles", size)) {
+      std::vector<double> u(M * K), sn(M * K);
+      for (int64_t i = 0; i < M * K; ++i) {
+        u[i] = Q.get(i);
+        sn[i] = u[i] >= 8 ? u[i] - 16 : u[i];
+      }
+      c.compare("nibbles u4", size, U, u, exact);
+      c.compare("nibbles i4", size, Sn, sn, exact);
     }
 
     check::Tensor<int32_t> X({M, K});

@@ -1,6 +1,6 @@
-// w4a16_driver.cpp: examples/w4a16_gemm.tl against a C++ reference that
-// unpacks the 4-bit weights itself (low nibble first), on random bytes,
-// scales and activations; ragged M, N and K (K a multiple of G).
+// w4a16_driver.cpp: examples/w4a16_gemm.tl against a C++ reference on
+// random packed u4 weights (check::PackedTensor: low nibble first, padded
+// rows), scales and activations; ragged M, N and K (K a multiple of G).
 // -DTLC_T_F32: compiled with -D T=f32 (bf16 otherwise); -DG64: -D G=64.
 #include "check.h"
 #include "w4a16_gemm.h"
@@ -28,11 +28,10 @@ int main() {
     std::string size = check::sizeStr({M, N, K});
     check::Rng rng("w4a16" + size);
     check::Tensor<T> A({M, K}, 3), S({K / G, N}, 2), C({M, N}, 1);
-    check::Tensor<uint8_t> Wq({N, K / 2}, 5);
+    check::PackedTensor<false> Wq({N, K}, 10);
     A.fillRandom(rng);
     S.fillRandom(rng, 0.001f, 0.02f);
-    for (int64_t i = 0; i < N * (K / 2); ++i)
-      Wq.set(i, float(int(rng.uniform(0.f, 255.99f))));
+    Wq.fillRandom(rng);
     C.poison();
     if (!c.launched(tlc::kernels::w4a16_gemm(A.view(), Wq.view(), S.view(),
                                              C.view(), tlc::LaunchOptions(2)),
@@ -41,11 +40,8 @@ int main() {
     std::vector<double> ref(M * N);
     for (int64_t n = 0; n < N; ++n) {
       std::vector<double> w(K);
-      for (int64_t k = 0; k < K; ++k) {
-        auto byte = uint8_t(Wq.get(n * (K / 2) + k / 2));
-        int q = k % 2 ? byte >> 4 : byte & 15;
-        w[k] = double(q - 8) * S.get((k / G) * N + n);
-      }
+      for (int64_t k = 0; k < K; ++k)
+        w[k] = double(Wq.get(n * K + k) - 8) * S.get((k / G) * N + n);
       for (int64_t m = 0; m < M; ++m) {
         double acc = 0;
         for (int64_t k = 0; k < K; ++k)
