@@ -97,6 +97,7 @@ CONFIGS=(
   "gather_bf16|../test/e2e/cpu/Inputs/gather.tl|T=bf16"
   "views_bf16|../test/e2e/cpu/Inputs/views.tl|T=bf16"
   "ordering_f32|../test/e2e/cpu/Inputs/ordering.tl|"
+  "packed|../test/e2e/cpu/Inputs/packed.tl|"
   "fp8_quant_e4m3|fp8_quant.tl|T=bf16"
   "fp8_quant_e5m2|fp8_quant.tl|T=bf16 F=f8e5m2 Fmax=57344.0"
   "fp8_quant_e4m3_bn4k|fp8_quant.tl|T=bf16 BM=2 BN=4096"
@@ -148,8 +149,8 @@ prepare_one() { # name example defines...
   mkdir -p "$dir"
   local emit=()
   [ "${E2E_STUB_ONLY:-0}" = 1 ] && emit=(-emit=stub)
-  local cmd=("$tlc" "examples/$example" -target=cuda "-arch=$arch"
-    "${dargs[@]}" "${emit[@]}" --bundle -o "$dir/")
+  local cmd=("$tlc" "examples/$example" -I examples -target=cuda
+    "-arch=$arch" "${dargs[@]}" "${emit[@]}" --bundle -o "$dir/")
   echo "== $name: ${cmd[*]#"$root/"}"
   local t0 t1 rc status=ok
   t0="$(now)"

@@ -1458,6 +1458,61 @@ def ordering_cases(cfg, heads):
     return cases
 
 
+def packed_cases(cfg, heads):
+    """test/e2e/cpu/Inputs/packed.tl: the packed u4/i4 (element reads of
+    tiles and tensors, byte copies of whole tiles and slices, paired writes
+    in parallels, fill), torch on uint8 buffers as the reference."""
+    cases = []
+
+    def unpack(b):  # [M, K / 2] bytes -> [M, K] nibbles, low first
+        return torch.stack([b & 15, b >> 4], -1).reshape(b.shape[0], -1)
+
+    def pack(q):  # [M, K] values -> bytes
+        q = q.to(torch.int64) & 15
+        return (q[:, 0::2] | (q[:, 1::2] << 4)).to(torch.uint8)
+    for (M, K), small in [((37, 70), True), ((5, 6), True),
+                          ((8192, 8192), False)]:
+        def build_unpack(ctx, g, M=M, K=K):
+            Qb = torch.randint(0, 256, (M, K // 2), generator=g, device=DEV,
+                               dtype=torch.int32).to(torch.uint8)
+            Sb = torch.randint(0, 256, (M, K // 2), generator=g, device=DEV,
+                               dtype=torch.int32).to(torch.uint8)
+            Y = ctx.empty((M, K), "i32")
+
+            def ref():
+                q = unpack(RD(Qb)).to(torch.float64)
+                s = unpack(RD(Sb)).to(torch.float64)
+                s = torch.where(s >= 8, s - 16, s)
+                swapped = q.reshape(M, K // 2, 2).flip(2).reshape(M, K)
+                return [100 * q + s + 10000 * swapped]
+            return dict(args=[Packed4(Qb), Packed4(Sb, signed=True), Y],
+                        outputs=[("Y", Y)], reset=lambda: Y.fill_(-1),
+                        ref=ref, fake=None, vendors={}, flops=None,
+                        bytes=M * K * (1.0 + 4.0), tol=(0.0, 0.0))
+        cases.append(Case("unpack", "unpack u4/i4 %dx%d" % (M, K), small,
+                          build_unpack, "memory"))
+
+        def build_pack(ctx, g, M=M, K=K):
+            X = torch.randint(-24, 40, (M, K), generator=g, device=DEV,
+                              dtype=torch.int32)
+            Qb = torch.empty((M, K // 2), device=DEV, dtype=torch.uint8)
+            Sb, Fb = torch.empty_like(Qb), torch.zeros_like(Qb)
+
+            def reset():
+                Qb.fill_(0xa5)
+                Sb.fill_(0xa5)
+            return dict(args=[X, Packed4(Qb), Packed4(Sb, signed=True),
+                              Packed4(Fb)],
+                        outputs=[("Q", Qb), ("S", Sb)], reset=reset,
+                        ref=lambda: [pack(RD(X)).to(torch.float64),
+                                     pack(RD(X) - 8).to(torch.float64)],
+                        fake=None, vendors={}, flops=None,
+                        bytes=M * K * (4.0 + 1.0), tol=(0.0, 0.0))
+        cases.append(Case("pack", "pack u4/i4 %dx%d" % (M, K), small,
+                          build_pack, "memory"))
+    return cases
+
+
 def slices_cases(cfg, heads):
     """test/e2e/cpu/Inputs/slices.tl: windows with slices (a head of a
     [B, S, H, D] tensor), in a plain and in a pipelined loop."""
@@ -2081,6 +2136,7 @@ CASES_BY_EXAMPLE = {"gemm.tl": gemm_cases, "linear.tl": linear_cases,
                     "gather.tl": gather_cases,
                     "views.tl": views_cases,
                     "ordering.tl": ordering_cases,
+                    "packed.tl": packed_cases,
                     "fp8.tl": fp8_cases,
                     "w4a16_gemm.tl": w4a16_cases,
                     "topk_gating.tl": topk_gating_cases,

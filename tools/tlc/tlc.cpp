@@ -62,7 +62,10 @@ std::string emitHelp() {
       "  asm   target assembly\n"
       "  obj   the compiled kernels only (what the stubs embed or link)\n"
       "  stub  the launch stubs only (NAME.h and NAME.cpp per kernel; Metal:\n"
-      "        NAME.mm)";
+      "        NAME.mm)\n"
+      "  python (cpu, cuda, rocm) STEM.py: Python bindings of the kernels'\n"
+      "        C entry points for NumPy arrays and PyTorch tensors (ctypes;\n"
+      "        docs/python.md)";
   for (const std::string &name : targetNames()) {
     std::string known;
     std::unique_ptr<Target> target = createTarget(name, known);
@@ -348,6 +351,43 @@ std::string variantName(llvm::StringRef kernel, size_t index) {
   return kernel.str() + "__v" + std::to_string(index);
 }
 
+/// -emit=python: STEM.py with the bindings of every kernel (a tuned one
+/// through its dispatching entry) and operation of the file.
+int writePythonModule(const OutputPaths &out, const std::string &stem,
+                      const std::string &input, const Target &target,
+                      const std::vector<KernelSignature> &signatures,
+                      const std::set<std::string> &variantNames,
+                      const std::map<std::string, tune::KernelVariants> &tuned,
+                      const std::vector<OperationSignature> &operations) {
+  llvm::StringRef name = target.name();
+  if (name != "cpu" && name != "cuda" && name != "rocm") {
+    llvm::errs() << "tlc: error: -emit=python needs -target=cpu, cuda or "
+                    "rocm (the bindings pass host or CUDA/HIP device "
+                    "pointers)\n";
+    return 1;
+  }
+  std::vector<KernelSignature> dispatchers;
+  for (const auto &[kernel, table] : tuned)
+    for (const KernelSignature &k : signatures)
+      if (k.name == variantName(kernel, 0)) {
+        dispatchers.push_back(k);
+        dispatchers.back().name = kernel;
+      }
+  std::vector<const KernelSignature *> entries;
+  for (const KernelSignature &k : signatures)
+    if (!variantNames.count(k.name))
+      entries.push_back(&k);
+  for (const KernelSignature &k : dispatchers)
+    entries.push_back(&k);
+  for (const OperationSignature &op : operations)
+    entries.push_back(&op.signature);
+  std::string text =
+      emitPythonModule(stem, llvm::sys::path::filename(input), name, entries);
+  return emitText(out, stem + ".py", [&](llvm::raw_ostream &os) { os << text; })
+             ? 0
+             : 1;
+}
+
 /// Runs the passes after which the tile IR of separate checks can share a
 /// module: tile fns inlined and dropped, leaving only kernels.
 bool prepareForMerge(mlir::ModuleOp module) {
@@ -492,11 +532,12 @@ int compile(const Options &opts) {
       stageExtension = stage.extension;
     }
   static const char *common[] = {"",    "ast", "tile", "llvm",
-                                 "asm", "obj", "stub"};
+                                 "asm", "obj", "stub", "python"};
   if (!stageKind && !llvm::is_contained(common, emit) &&
       !(emit == "gpu" && gpuTarget)) {
     // A kind of other targets, or of none.
-    std::string owners, gpuTargets, allKinds = "ast,tile,llvm,asm,obj,stub,gpu";
+    std::string owners, gpuTargets,
+        allKinds = "ast,tile,llvm,asm,obj,stub,python,gpu";
     for (const std::string &name : targetNames()) {
       std::string known;
       std::unique_ptr<Target> other = createTarget(name, known);
@@ -670,6 +711,14 @@ int compile(const Options &opts) {
     llvm::errs() << "tlc: internal error: malformed operation signature\n";
     return 2;
   }
+  // Tuned kernels are compiled as variants NAME__vI behind one entry NAME.
+  std::set<std::string> variantNames;
+  for (const auto &[name, table] : tuned)
+    for (size_t v = 0; v < table.variants.size(); ++v)
+      variantNames.insert(variantName(name, v));
+  if (emit == "python")
+    return writePythonModule(out, stem, opts.input, *target, signatures,
+                             variantNames, tuned, *operations);
   if (opts.stubSharedBytes)
     for (const KernelSignature &k : signatures)
       stubCompiled.sharedBytes[tile::kernelEntryName(k.name)] =
@@ -785,10 +834,6 @@ int compile(const Options &opts) {
   auto writeStubs = [&](const CompiledModule &compiled) -> bool {
     llvm::sys::fs::create_directories(out.dir);
     std::vector<std::string> stubNames;
-    std::set<std::string> variantNames;
-    for (const auto &[name, table] : tuned)
-      for (size_t v = 0; v < table.variants.size(); ++v)
-        variantNames.insert(variantName(name, v));
     for (const KernelSignature &k : signatures) {
       if (variantNames.count(k.name))
         continue;

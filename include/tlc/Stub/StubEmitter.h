@@ -14,6 +14,7 @@
 
 #include "tlc/Stub/KernelSignature.h"
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 
 #include <cstdint>
@@ -74,6 +75,13 @@ struct StubPlacement {
   const DispatchTable *dispatch = nullptr;
   std::string variantSources;
 };
+
+/// STEM.py: Python bindings (ctypes) of the C entry points of `entries`
+/// (kernels and operations of `sourceFile`, compiled for `target`), for
+/// NumPy arrays and PyTorch tensors; docs/python.md.
+std::string emitPythonModule(llvm::StringRef stem, llvm::StringRef sourceFile,
+                             llvm::StringRef target,
+                             llvm::ArrayRef<const KernelSignature *> entries);
 
 /// Generates the CPU launch stub of a checked kernel.
 StubFiles emitCpuStub(const KernelSignature &kernel,
