@@ -7,7 +7,8 @@
 #                   [DEFINES <NAME=VALUE>...]
 #                   [IMPORT_DIRS <dir>...]
 #                   [TUNING <db.json>...]
-#                   [OPTIONS <tlc option>...])
+#                   [OPTIONS <tlc option>...]
+#                   [PYTHON])
 #
 # Runs tlc once per .tl file (add_custom_command) and makes <lib>, a static
 # library of the compiled kernels and their launch stubs. Linking <lib> gives
@@ -17,7 +18,10 @@
 # tlc for exactly the .tl files that import it. TUNING names tuning databases
 # (written by `tlc tune`, docs/tuning.md): the kernels they tune get one
 # variant per tuned parameter set and a stub that picks one per call; editing
-# a database reruns tlc for every file of the library. See docs/cmake.md.
+# a database reruns tlc for every file of the library. PYTHON (cpu, cuda,
+# rocm) also writes STEM.py per file (tlc -emit=python, docs/python.md) and
+# builds <lib>_python, a shared library of the same kernels next to them
+# that the modules load. See docs/cmake.md.
 #
 # Comes with find_package(tlc) and is included by tlc's own CMakeLists.txt;
 # either way the targets tlc::tlc and tlc::runtime exist.
@@ -67,7 +71,7 @@ function(_tlc_target_info target supported_var suffix_var libs_var)
 endfunction()
 
 function(tlc_add_kernels lib)
-  cmake_parse_arguments(PARSE_ARGV 1 ARG ""
+  cmake_parse_arguments(PARSE_ARGV 1 ARG "PYTHON"
     "TARGET;ARCH" "SOURCES;DEFINES;IMPORT_DIRS;TUNING;OPTIONS")
   set(where "tlc_add_kernels(${lib})")
   if(ARG_UNPARSED_ARGUMENTS)
@@ -137,6 +141,11 @@ function(tlc_add_kernels lib)
   endforeach()
   list(APPEND flags ${ARG_OPTIONS})
 
+  if(ARG_PYTHON AND NOT ARG_TARGET MATCHES "^(cpu|cuda|rocm)$")
+    message(FATAL_ERROR "${where}: PYTHON needs TARGET cpu, cuda or rocm "
+      "(the bindings pass host or CUDA/HIP device pointers)")
+  endif()
+
   # All files of the library share one output directory: it is the include
   # directory of the generated headers.
   set(out "${CMAKE_CURRENT_BINARY_DIR}/tlc/${lib}")
@@ -145,6 +154,7 @@ function(tlc_add_kernels lib)
   set(stubs)
   set(headers)
   set(stems)
+  set(modules)
   foreach(src IN LISTS ARG_SOURCES)
     get_filename_component(src "${src}" ABSOLUTE
       BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
@@ -179,6 +189,18 @@ function(tlc_add_kernels lib)
     endif()
     list(APPEND stubs "${bundle_cpp}")
     list(APPEND headers "${bundle_h}")
+    if(ARG_PYTHON)
+      set(module "${out}/${stem}.py")
+      add_custom_command(
+        OUTPUT "${module}"
+        COMMAND tlc::tlc "${src}" ${flags} -emit=python
+                "--python-library=$<TARGET_FILE_NAME:${lib}_python>"
+                -o "${module}"
+        DEPENDS "${src}" tlc::tlc ${tuning_files}
+        COMMENT "tlc: Python bindings of ${shown} (${lib})"
+        VERBATIM)
+      list(APPEND modules "${module}")
+    endif()
   endforeach()
 
   set_source_files_properties(${objects} PROPERTIES
@@ -192,4 +214,16 @@ function(tlc_add_kernels lib)
     POSITION_INDEPENDENT_CODE ON # tlc's objects are PIC too
     TLC_OUTPUT_DIR "${out}"
     TLC_TARGET "${ARG_TARGET}")
+  if(ARG_PYTHON)
+    # The same kernels as a shared library, next to the modules that load
+    # it (the stubs compile once more, as position-independent code).
+    add_library(${lib}_python SHARED ${stubs} ${objects} ${modules})
+    target_include_directories(${lib}_python PRIVATE "${out}")
+    target_link_libraries(${lib}_python PRIVATE tlc::runtime ${target_libs})
+    target_compile_features(${lib}_python PRIVATE cxx_std_17)
+    set_target_properties(${lib}_python PROPERTIES
+      LINKER_LANGUAGE CXX
+      LIBRARY_OUTPUT_DIRECTORY "${out}"
+      TLC_OUTPUT_DIR "${out}")
+  endif()
 endfunction()

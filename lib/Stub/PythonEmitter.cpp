@@ -101,8 +101,9 @@ _lib = None
 
 def load(path=None):
     """Loads the shared library built from the stubs (and, on the CPU, the
-    kernels' object): `path`, else $TLC_LIBRARY_<STEM>, else lib<STEM>.so
-    next to this module. Calls load it on first use."""
+    kernels' object): `path`, else $TLC_LIBRARY_<STEM>, else the library
+    file named below (_LIBRARY_FILE) next to this module. The first call of
+    a kernel loads it."""
     global _lib
     if path is None:
         path = _os.environ.get(_LIBRARY_VAR) or _os.path.join(
@@ -207,7 +208,7 @@ def _launch(kernel, tensors, scalars, order, num_threads, stream):
 
 std::string
 tlc::emitPythonModule(llvm::StringRef stem, llvm::StringRef sourceFile,
-                      llvm::StringRef target,
+                      llvm::StringRef target, llvm::StringRef library,
                       llvm::ArrayRef<const KernelSignature *> entries) {
   std::string text;
   llvm::raw_string_ostream os(text);
@@ -229,7 +230,7 @@ tlc::emitPythonModule(llvm::StringRef stem, llvm::StringRef sourceFile,
   os << "\nTARGET = \"" << target << "\"\n";
   os << "_DEVICE = \"" << (target == "cpu" ? "cpu" : "cuda") << "\"\n";
   os << "_LIBRARY_VAR = \"TLC_LIBRARY_" << stemUpper << "\"\n";
-  os << "_LIBRARY_FILE = \"lib" << stem << ".so\"\n";
+  os << "_LIBRARY_FILE = \"" << library << "\"\n";
   os << "KERNELS = (";
   for (const KernelSignature *k : entries)
     os << "\"" << k->name << "\", ";

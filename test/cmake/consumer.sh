@@ -7,7 +7,9 @@
 #      tlc command runs again; then nothing to do;
 #   4. touch a .tl file nobody imports: only its own tlc command runs;
 #   5. an unsupported TARGET (and TARGET metal off macOS) stops the configure
-#      with a clear message.
+#      with a clear message;
+#   6. PYTHON: a module per .tl file and the shared library it loads, run
+#      with NumPy (and refused for TARGET vulkan).
 # Usage: consumer.sh BUILD_DIR SOURCE_DIR   (cmake, ctest, ninja from PATH
 # unless CMAKE / CTEST are set)
 set -euo pipefail
@@ -202,5 +204,53 @@ fi
 gpu_consumer rocm gfx942 .hsaco
 # TARGET vulkan needs the Vulkan headers (libvulkan-dev, install-deps.sh).
 gpu_consumer vulkan lavapipe .spv
+
+echo "== PYTHON: Python bindings and their shared library (docs/python.md)"
+mkdir -p "$tmp/py/kernels"
+cat >"$tmp/py/kernels/scale.tl" <<'TL'
+kernel scale<BN = 64>(X: f32[N], out Y: f32[N], a: f32)
+  grid(cdiv(N, BN)) as (bx) threads(64)
+{
+  fragment x: f32[BN];
+  copy(X[bx * BN], x);
+  parallel (i) in x { x[i] = x[i] * a; }
+  copy(x, Y[bx * BN]);
+}
+TL
+cat >"$tmp/py/CMakeLists.txt" <<'CML'
+cmake_minimum_required(VERSION 3.20)
+project(py LANGUAGES CXX)
+find_package(tlc CONFIG REQUIRED)
+tlc_add_kernels(py_kernels SOURCES kernels/scale.tl TARGET cpu PYTHON)
+CML
+"$cmake" -G Ninja -S "$tmp/py" -B "$tmp/py/build" \
+  -DCMAKE_PREFIX_PATH="$prefix" >"$tmp/py.log" 2>&1 &&
+  ninja -C "$tmp/py/build" >>"$tmp/py.log" 2>&1 ||
+  { cat "$tmp/py.log"; fail "PYTHON project"; }
+py=""
+for p in ${PYTHON:-} python3 /usr/bin/python3; do
+  if "$p" -c "import numpy" 2>/dev/null; then py="$p" && break; fi
+done
+[ -n "$py" ] || fail "no Python 3 with NumPy (install-deps.sh installs python3-numpy)"
+"$py" - "$tmp/py/build/tlc/py_kernels" >"$tmp/py-run.log" 2>&1 <<'PY' ||
+import sys
+import numpy as np
+sys.path.insert(0, sys.argv[1])
+import scale
+x = np.arange(100, dtype=np.float32)
+y = np.zeros(100, dtype=np.float32)
+scale.scale(x, y, 2.5)
+assert np.array_equal(y, 2.5 * x), y
+print("python bindings ok")
+PY
+  { cat "$tmp/py-run.log"; fail "the PYTHON module did not run"; }
+cat "$tmp/py-run.log"
+sed -i 's/TARGET cpu PYTHON/TARGET vulkan PYTHON/' "$tmp/py/CMakeLists.txt"
+if "$cmake" -G Ninja -S "$tmp/py" -B "$tmp/py/build-vk" \
+    -DCMAKE_PREFIX_PATH="$prefix" >"$tmp/py-vk.log" 2>&1; then
+  fail "PYTHON with TARGET vulkan was accepted"
+fi
+grep -q "PYTHON needs TARGET cpu, cuda or rocm" "$tmp/py-vk.log" ||
+  { cat "$tmp/py-vk.log"; fail "no clear message for PYTHON with TARGET vulkan"; }
 
 echo "PASS: cmake consumer"

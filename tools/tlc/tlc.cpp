@@ -92,6 +92,7 @@ struct Options {
   std::string depfile;
   bool bundle = false;
   std::vector<std::string> tuning; // tuning databases
+  std::string pythonLibrary;       // -emit=python: the library file to load
   bool fillHeuristic = true;       // variants for kernels without entries
   bool remarks = false;            // --remarks: slower paths taken
   // Hidden, for tlc tune's candidates: check only this kernel and append
@@ -354,7 +355,7 @@ std::string variantName(llvm::StringRef kernel, size_t index) {
 /// -emit=python: STEM.py with the bindings of every kernel (a tuned one
 /// through its dispatching entry) and operation of the file.
 int writePythonModule(const OutputPaths &out, const std::string &stem,
-                      const std::string &input, const Target &target,
+                      const Options &opts, const Target &target,
                       const std::vector<KernelSignature> &signatures,
                       const std::set<std::string> &variantNames,
                       const std::map<std::string, tune::KernelVariants> &tuned,
@@ -381,8 +382,10 @@ int writePythonModule(const OutputPaths &out, const std::string &stem,
     entries.push_back(&k);
   for (const OperationSignature &op : operations)
     entries.push_back(&op.signature);
-  std::string text =
-      emitPythonModule(stem, llvm::sys::path::filename(input), name, entries);
+  std::string library =
+      opts.pythonLibrary.empty() ? "lib" + stem + ".so" : opts.pythonLibrary;
+  std::string text = emitPythonModule(
+      stem, llvm::sys::path::filename(opts.input), name, library, entries);
   return emitText(out, stem + ".py", [&](llvm::raw_ostream &os) { os << text; })
              ? 0
              : 1;
@@ -717,8 +720,8 @@ int compile(const Options &opts) {
     for (size_t v = 0; v < table.variants.size(); ++v)
       variantNames.insert(variantName(name, v));
   if (emit == "python")
-    return writePythonModule(out, stem, opts.input, *target, signatures,
-                             variantNames, tuned, *operations);
+    return writePythonModule(out, stem, opts, *target, signatures, variantNames,
+                             tuned, *operations);
   if (opts.stubSharedBytes)
     for (const KernelSignature &k : signatures)
       stubCompiled.sharedBytes[tile::kernelEntryName(k.name)] =
@@ -1006,6 +1009,9 @@ int main(int argc, char **argv) {
                "Also write STEM.tlc.h and STEM.tlc.cpp, which include the "
                "header and the stub of every kernel in the file (fixed names "
                "for build systems; needs the stubs: no -emit or -emit=stub)");
+  app.add_option("--python-library", opts.pythonLibrary,
+                 "With -emit=python: the file name of the shared library the "
+                 "module loads from its own directory (default: libSTEM.so)");
   app.add_flag("--mlir-print-debuginfo", opts.printDebugInfo,
                "With -emit=tile, print the .tl source location of every op");
   app.add_flag("--mlir-timing", opts.timing,

@@ -78,9 +78,10 @@ struct StubPlacement {
 
 /// STEM.py: Python bindings (ctypes) of the C entry points of `entries`
 /// (kernels and operations of `sourceFile`, compiled for `target`), for
-/// NumPy arrays and PyTorch tensors; docs/python.md.
+/// NumPy arrays and PyTorch tensors, loading `library` from the module's
+/// directory by default; docs/python.md.
 std::string emitPythonModule(llvm::StringRef stem, llvm::StringRef sourceFile,
-                             llvm::StringRef target,
+                             llvm::StringRef target, llvm::StringRef library,
                              llvm::ArrayRef<const KernelSignature *> entries);
 
 /// Generates the CPU launch stub of a checked kernel.
