@@ -7,8 +7,30 @@
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/Transforms/Utils/Cloning.h"
 
 using namespace tlc;
+
+void LLVMBasedTarget::dumpLLVMStages(const llvm::Module &module,
+                                     const CompileOptions &options) const {
+  std::string ir;
+  llvm::raw_string_ostream irStream(ir);
+  module.print(irStream, nullptr);
+  options.dumpStage("llvm", ".ll", ir);
+  // The assembly from a copy: code generation changes the module it runs on.
+  std::unique_ptr<llvm::Module> copy = llvm::CloneModule(module);
+  llvm::SmallString<0> assembly;
+  llvm::raw_svector_ostream asmStream(assembly);
+  if (llvm::Error err = emitCode(*copy, EmitKind::Asm, options, asmStream)) {
+    llvm::consumeError(std::move(err)); // the real compile reports it
+    return;
+  }
+  std::string ext = ".s";
+  for (const EmitStage &stage : emitStages())
+    if (stage.kind == EmitKind::Asm)
+      ext = stage.extension;
+  options.dumpStage("asm", ext, assembly);
+}
 
 std::optional<CompiledModule>
 LLVMBasedTarget::compile(mlir::ModuleOp module, EmitKind kind,
@@ -45,6 +67,8 @@ LLVMBasedTarget::compile(mlir::ModuleOp module, EmitKind kind,
     error.message = llvm::toString(llvmModule.takeError());
     return std::nullopt;
   }
+  if (options.dumpStage)
+    dumpLLVMStages(**llvmModule, options);
   llvm::raw_string_ostream os(compiled.bytes);
   if (kind == EmitKind::LLVM) {
     (*llvmModule)->print(os, nullptr);

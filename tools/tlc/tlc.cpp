@@ -9,6 +9,7 @@
 // before it runs tlc.
 //
 //===----------------------------------------------------------------------===//
+#include "StageDump.h"
 #include "tlc/Conversion/Passes.h"
 #include "tlc/Dialect/Tile/IR/AttrNames.h"
 #include "tlc/Dialect/Tile/IR/TileDialect.h"
@@ -33,6 +34,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/Passes.h"
 
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/FileSystem.h"
@@ -93,6 +95,7 @@ struct Options {
   bool bundle = false;
   std::vector<std::string> tuning; // tuning databases
   std::string pythonLibrary;       // -emit=python: the library file to load
+  std::string dumpDir;             // --dump-dir: every stage, numbered
   bool fillHeuristic = true;       // variants for kernels without entries
   bool remarks = false;            // --remarks: slower paths taken
   // Hidden, for tlc tune's candidates: check only this kernel and append
@@ -641,6 +644,18 @@ int compile(const Options &opts) {
   }
   if (!ok)
     return 1;
+  // --dump-dir: the AST now, the IR after MLIRGen and after each pass that
+  // changes it, the LLVM IR and assembly; index.html once tlc is done.
+  StageDump dump;
+  if (!opts.dumpDir.empty()) {
+    if (!dump.open(opts.dumpDir, llvm::sys::path::filename(opts.input).str()))
+      return 1;
+    std::string ast;
+    llvm::raw_string_ostream os(ast);
+    printAST(*program.modules[0], srcMgr, os);
+    dump.add("ast", ".txt", ast);
+  }
+  auto writeDumpPage = llvm::make_scope_exit([&] { dump.writePage(); });
   // Kernels with launch-shape parameters and no entries get the fill
   // heuristic's variants; the first check's copy (the defaults) is dropped
   // from the tile IR below, variant 0 replaces it.
@@ -682,6 +697,12 @@ int compile(const Options &opts) {
   if (mlir::failed(mlir::verify(*module))) {
     llvm::errs() << "tlc: internal error: generated tile IR does not verify\n";
     return 2;
+  }
+  if (dump.enabled()) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    module->print(os);
+    dump.add("mlirgen", ".mlir", text);
   }
   if (!tuned.empty()) {
     std::vector<std::string> used = sema.usedDefines();
@@ -740,6 +761,7 @@ int compile(const Options &opts) {
     }
     if (opts.timing)
       pm.enableTiming();
+    dump.instrument(pm);
   };
   mlir::PassManager tilePM(&context);
   configure(tilePM);
@@ -780,6 +802,11 @@ int compile(const Options &opts) {
   compileOptions.optLevel = opts.optLevel;
   compileOptions.debugInfo = opts.debugInfo;
   compileOptions.configurePasses = configure;
+  if (dump.enabled())
+    compileOptions.dumpStage = [&](llvm::StringRef name, llvm::StringRef ext,
+                                   llvm::StringRef text) {
+      dump.add(name, ext, text);
+    };
   // Compiles the module to `kind`; 0 on success, else the exit status.
   auto compileTo = [&](EmitKind kind, CompiledModule &compiled) -> int {
     CompileError error;
@@ -1012,6 +1039,11 @@ int main(int argc, char **argv) {
   app.add_option("--python-library", opts.pythonLibrary,
                  "With -emit=python: the file name of the shared library the "
                  "module loads from its own directory (default: libSTEM.so)");
+  app.add_option("--dump-dir", opts.dumpDir,
+                 "Write every stage to DIR as numbered files (the AST, the IR "
+                 "after MLIRGen and after each pass that changes it, LLVM IR, "
+                 "assembly) and DIR/index.html, a page showing them with the "
+                 "diff of each against the one before");
   app.add_flag("--mlir-print-debuginfo", opts.printDebugInfo,
                "With -emit=tile, print the .tl source location of every op");
   app.add_flag("--mlir-timing", opts.timing,

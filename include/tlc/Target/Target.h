@@ -52,6 +52,10 @@ struct CompileOptions {
   bool debugInfo = false;
   /// Applied to every pass manager (IR printing, timing).
   std::function<void(mlir::PassManager &)> configurePasses;
+  /// --dump-dir: receives the stages after the MLIR passes (LLVM IR,
+  /// target assembly) as name, file extension and text.
+  std::function<void(llvm::StringRef, llvm::StringRef, llvm::StringRef)>
+      dumpStage;
 };
 
 /// What a compile made: the bytes of the asked form and, for the stubs,
@@ -194,6 +198,11 @@ protected:
   virtual llvm::Error emitCode(llvm::Module &module, EmitKind kind,
                                const CompileOptions &options,
                                llvm::raw_pwrite_stream &os) const = 0;
+
+private:
+  /// --dump-dir: the optimized LLVM IR and the assembly of a copy.
+  void dumpLLVMStages(const llvm::Module &module,
+                      const CompileOptions &options) const;
 };
 
 /// The target called `name`, or nullptr (then `known` lists the names).
