@@ -9,6 +9,7 @@
 // before it runs tlc.
 //
 //===----------------------------------------------------------------------===//
+#include "CompileReport.h"
 #include "StageDump.h"
 #include "tlc/Conversion/Passes.h"
 #include "tlc/Dialect/Tile/IR/AttrNames.h"
@@ -38,6 +39,7 @@
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/ToolOutputFile.h"
@@ -96,6 +98,8 @@ struct Options {
   std::vector<std::string> tuning; // tuning databases
   std::string pythonLibrary;       // -emit=python: the library file to load
   std::string dumpDir;             // --dump-dir: every stage, numbered
+  bool report = false;             // --report: decisions, as text on stderr
+  std::string reportJson;          // --report-json: the same as JSON
   bool fillHeuristic = true;       // variants for kernels without entries
   bool remarks = false;            // --remarks: slower paths taken
   // Hidden, for tlc tune's candidates: check only this kernel and append
@@ -655,7 +659,28 @@ int compile(const Options &opts) {
     printAST(*program.modules[0], srcMgr, os);
     dump.add("ast", ".txt", ast);
   }
-  auto writeDumpPage = llvm::make_scope_exit([&] { dump.writePage(); });
+  auto writeDumpPage = llvm::scope_exit([&] { dump.writePage(); });
+  // --report / --report-json: what the compiler decided, once it is done.
+  std::optional<CompileReport> report;
+  if (opts.report || !opts.reportJson.empty())
+    report.emplace(llvm::sys::path::filename(opts.input).str(),
+                   target->name().str(),
+                   opts.arch.empty() ? target->defaultArch().str() : opts.arch);
+  auto writeReport = llvm::scope_exit([&] {
+    if (!report || !report->hasKernels())
+      return;
+    if (opts.report)
+      report->printText(llvm::errs());
+    if (!opts.reportJson.empty()) {
+      std::error_code ec;
+      llvm::raw_fd_ostream os(opts.reportJson, ec);
+      if (ec)
+        llvm::errs() << "tlc: error: --report-json: cannot write "
+                     << opts.reportJson << ": " << ec.message() << "\n";
+      else
+        os << llvm::formatv("{0:2}", report->toJSON()) << "\n";
+    }
+  });
   // Kernels with launch-shape parameters and no entries get the fill
   // heuristic's variants; the first check's copy (the defaults) is dropped
   // from the tile IR below, variant 0 replaces it.
@@ -687,6 +712,8 @@ int compile(const Options &opts) {
   context.getDiagEngine().registerHandler([&](mlir::Diagnostic &d) {
     if (d.getSeverity() != mlir::DiagnosticSeverity::Remark)
       return mlir::failure();
+    if (report)
+      report->addRemark(d.getLocation(), d.str());
     std::string key;
     llvm::raw_string_ostream os(key);
     os << d.getLocation() << ": " << d.str();
@@ -762,6 +789,8 @@ int compile(const Options &opts) {
     if (opts.timing)
       pm.enableTiming();
     dump.instrument(pm);
+    if (report)
+      report->instrument(pm);
   };
   mlir::PassManager tilePM(&context);
   configure(tilePM);
@@ -779,6 +808,8 @@ int compile(const Options &opts) {
   tilePM.addPass(mlir::createCSEPass());
   if (mlir::failed(tilePM.run(*module)))
     return 2;
+  if (report)
+    report->noteParams(*module);
   if (opts.emit == "tile") {
     // With the target's tile-level passes (layouts on GPUs) as well.
     mlir::PassManager targetTilePM(&context);
@@ -802,10 +833,12 @@ int compile(const Options &opts) {
   compileOptions.optLevel = opts.optLevel;
   compileOptions.debugInfo = opts.debugInfo;
   compileOptions.configurePasses = configure;
-  if (dump.enabled())
+  if (dump.enabled() || report)
     compileOptions.dumpStage = [&](llvm::StringRef name, llvm::StringRef ext,
                                    llvm::StringRef text) {
       dump.add(name, ext, text);
+      if (report && name == "asm")
+        report->addAssembly(text);
     };
   // Compiles the module to `kind`; 0 on success, else the exit status.
   auto compileTo = [&](EmitKind kind, CompiledModule &compiled) -> int {
@@ -1044,6 +1077,15 @@ int main(int argc, char **argv) {
                  "after MLIRGen and after each pass that changes it, LLVM IR, "
                  "assembly) and DIR/index.html, a page showing them with the "
                  "diff of each against the one before");
+  app.add_flag("--report", opts.report,
+               "Print, per kernel, what the compiler decided: threads, shared "
+               "memory, tiles (bytes, buffers, swizzle, fragment layouts), "
+               "pipelined loops (stages kept, asynchronous copies), gemms, "
+               "the generated instruction mix, and every performance remark "
+               "(text, on stderr; docs/report.md)");
+  app.add_option("--report-json", opts.reportJson,
+                 "Write the --report facts as JSON to this file ('-': "
+                 "standard output)");
   app.add_flag("--mlir-print-debuginfo", opts.printDebugInfo,
                "With -emit=tile, print the .tl source location of every op");
   app.add_flag("--mlir-timing", opts.timing,

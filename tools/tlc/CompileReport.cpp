@@ -1,0 +1,396 @@
+//===- CompileReport.cpp - --report: what the compiler decided ------------===//
+#include "CompileReport.h"
+
+#include "tlc/Dialect/Tile/IR/AttrNames.h"
+#include "tlc/Dialect/Tile/IR/TileDialect.h"
+#include "tlc/Dialect/Tile/IR/TileOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassInstrumentation.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+
+using namespace tlc;
+using namespace mlir;
+
+namespace {
+
+/// Calls CompileReport::collect right before the tile ops are lowered.
+class CollectBeforeLowering : public PassInstrumentation {
+public:
+  explicit CollectBeforeLowering(CompileReport &report) : report(report) {}
+  void runBeforePass(Pass *pass, Operation *op) override {
+    llvm::StringRef arg = pass->getArgument();
+    if (arg == "convert-tile-to-gpu" || arg == "convert-tile-to-cpu")
+      if (auto module = llvm::dyn_cast<ModuleOp>(op))
+        report.collect(module);
+  }
+
+private:
+  CompileReport &report;
+};
+
+std::string locationText(Location loc) {
+  if (auto file = loc->findInstanceOf<FileLineColLoc>())
+    return (llvm::sys::path::filename(file.getFilename().getValue()) + ":" +
+            llvm::Twine(file.getLine()) + ":" + llvm::Twine(file.getColumn()))
+        .str();
+  return "";
+}
+
+/// (line, column) of a "file:line:col" location text, for ordering.
+std::pair<unsigned, unsigned> lineColumn(llvm::StringRef location) {
+  auto [rest, column] = location.rsplit(':');
+  auto [file, line] = rest.rsplit(':');
+  (void)file;
+  unsigned l = 0, c = 0;
+  line.getAsInteger(10, l);
+  column.getAsInteger(10, c);
+  return {l, c};
+}
+
+/// The name a tile was declared with: the identifier after its scope
+/// keyword at the declaration's location (`shared As: f16[...]`).
+std::string tileName(Location loc) {
+  static std::map<std::string, std::unique_ptr<llvm::MemoryBuffer>> files;
+  auto fileLoc = loc->findInstanceOf<FileLineColLoc>();
+  if (!fileLoc)
+    return "?";
+  std::string path = fileLoc.getFilename().str();
+  auto &buffer = files[path];
+  if (!buffer) {
+    auto read = llvm::MemoryBuffer::getFile(path);
+    if (!read)
+      return "?";
+    buffer = std::move(*read);
+  }
+  llvm::SmallVector<llvm::StringRef> lines;
+  buffer->getBuffer().split(lines, '\n');
+  if (fileLoc.getLine() == 0 || fileLoc.getLine() > lines.size())
+    return "?";
+  llvm::StringRef text = lines[fileLoc.getLine() - 1];
+  text =
+      text.drop_front(std::min<size_t>(fileLoc.getColumn() - 1, text.size()));
+  for (llvm::StringRef scope : {"shared", "fragment", "local"})
+    if (text.consume_front(scope))
+      break;
+  text = text.ltrim();
+  size_t n = 0;
+  while (n < text.size() && (llvm::isAlnum(text[n]) || text[n] == '_'))
+    ++n;
+  return n ? text.take_front(n).str() : "?";
+}
+
+std::string elementName(Type t) {
+  if (t.isF64())
+    return "f64";
+  if (t.isF32())
+    return "f32";
+  if (t.isF16())
+    return "f16";
+  if (t.isBF16())
+    return "bf16";
+  if (llvm::isa<Float8E4M3FNType>(t))
+    return "f8e4m3";
+  if (llvm::isa<Float8E5M2Type>(t))
+    return "f8e5m2";
+  if (t.isInteger(1))
+    return "bool";
+  if (auto i = llvm::dyn_cast<IntegerType>(t))
+    return "i" + std::to_string(i.getWidth());
+  return "?";
+}
+
+std::string typeText(MemRefType t) {
+  std::string s = elementName(t.getElementType()) + "[";
+  for (size_t d = 0; d < t.getShape().size(); ++d)
+    s += (d ? ", " : "") + std::to_string(t.getShape()[d]);
+  return s + "]";
+}
+
+int64_t intAttr(Operation *op, llvm::StringRef name, int64_t otherwise = 0) {
+  if (auto a = op->getAttrOfType<IntegerAttr>(name))
+    return a.getInt();
+  return otherwise;
+}
+
+/// Instruction families counted per kernel, by the assembly's kind.
+const std::vector<std::string> &familiesFor(llvm::StringRef target) {
+  static const std::vector<std::string> ptx = {
+      "wgmma.mma_async", "mma.sync",  "ldmatrix",  "cp.async.bulk.tensor",
+      "cp.async.c",      "mbarrier",  "bar.sync",  "fma.rn",
+      "ld.global",       "st.global", "ld.shared", "st.shared"};
+  static const std::vector<std::string> amdgpu = {
+      "v_mfma",       "v_fma",     "v_fmac",   "global_load",
+      "global_store", "ds_read",   "ds_write", "ds_load",
+      "ds_store",     "s_barrier", "scratch_"};
+  static const std::vector<std::string> cpu = {"vfmadd", "fmla", "call"};
+  if (target == "cuda")
+    return ptx;
+  if (target == "rocm")
+    return amdgpu;
+  return cpu;
+}
+
+} // namespace
+
+void CompileReport::instrument(PassManager &pm) {
+  pm.addInstrumentation(std::make_unique<CollectBeforeLowering>(*this));
+}
+
+void CompileReport::noteParams(ModuleOp module) {
+  module.walk([&](func::FuncOp fn) {
+    auto sig = fn->getAttrOfType<DictionaryAttr>(tile::attr::kSignature);
+    auto params = sig ? sig.getAs<ArrayAttr>("params") : ArrayAttr();
+    if (!params)
+      return;
+    auto &list = paramsByKernel[fn.getName().str()];
+    for (Attribute p : params)
+      if (auto pair = llvm::dyn_cast<ArrayAttr>(p); pair && pair.size() == 2)
+        if (auto n = llvm::dyn_cast<StringAttr>(pair[0]))
+          if (auto v = llvm::dyn_cast<StringAttr>(pair[1]))
+            list.push_back({n.str(), v.str()});
+  });
+}
+
+void CompileReport::collect(ModuleOp module) {
+  if (collected)
+    return;
+  collected = true;
+  // Kernels: func.func on the CPU, gpu.func (tlc_NAME) once the GPU
+  // kernel ABI has outlined them.
+  module.walk([&](FunctionOpInterface fn) {
+    if (!fn->hasAttr(tile::attr::kThreads))
+      return;
+    Kernel k;
+    k.name = tile::kernelSourceName(fn.getName()).str();
+    k.location = locationText(fn.getLoc());
+    k.threads = intAttr(fn, tile::attr::kThreads);
+    k.blockThreads = intAttr(fn, tile::attr::kBlockThreads);
+    k.sharedBytes = intAttr(fn, tile::attr::kSharedBytes, -1);
+    llvm::StringRef base = llvm::StringRef(k.name).split('$').first;
+    if (auto it = paramsByKernel.find(base.str()); it != paramsByKernel.end())
+      k.params = it->second;
+    fn.walk([&](Operation *op) {
+      if (auto alloc = llvm::dyn_cast<tile::AllocOp>(op)) {
+        auto type = llvm::cast<MemRefType>(alloc.getType());
+        Tile t;
+        t.name = tileName(alloc.getLoc());
+        t.location = locationText(alloc.getLoc());
+        std::optional<tile::MemScope> scope = tile::getScope(type);
+        t.scope = scope ? tile::stringifyMemScope(*scope).str() : "?";
+        t.type = typeText(type);
+        int64_t bits = type.getElementType().getIntOrFloatBitWidth();
+        t.bytes = type.getNumElements() * std::max<int64_t>(bits / 8, 1);
+        t.buffers = intAttr(alloc, tile::attr::kBuffers, 1);
+        t.swizzle = intAttr(alloc, tile::attr::kSwizzle);
+        if (auto layout = alloc->getAttr(tile::attr::kLayout)) {
+          llvm::raw_string_ostream os(t.layout);
+          layout.print(os);
+        }
+        if (auto why = alloc->getAttrOfType<StringAttr>(tile::attr::kDemoted))
+          t.demoted = why.str();
+        k.tiles.push_back(std::move(t));
+      } else if (auto loop = llvm::dyn_cast<scf::ForOp>(op)) {
+        if (!loop->hasAttr(tile::attr::kStages))
+          return;
+        Loop l;
+        l.location = locationText(loop.getLoc());
+        l.stagesAsked = intAttr(loop, tile::attr::kStages);
+        l.stagesKept = intAttr(loop, tile::attr::kPipelineStages);
+        l.producerThreads = intAttr(loop, tile::attr::kProducerThreads);
+        loop.getBody()->walk([&](tile::CopyOp copy) {
+          ++l.copies;
+          l.asyncCopies += copy->hasAttr(tile::attr::kAsync);
+          l.tensorCopies += copy->hasAttr(tile::attr::kTensorCopy);
+        });
+        k.loops.push_back(l);
+      } else if (auto gemm = llvm::dyn_cast<tile::GemmOp>(op)) {
+        auto text = [](Value v) {
+          return typeText(llvm::cast<MemRefType>(v.getType()));
+        };
+        k.gemms.push_back({locationText(gemm.getLoc()),
+                           text(gemm.getA()) + " x " + text(gemm.getB()) +
+                               " -> " + text(gemm.getC())});
+      }
+    });
+    for (const Loop &l : k.loops)
+      k.blockThreads = std::max(k.blockThreads, k.threads + l.producerThreads);
+    // Declaration order (the IR keeps allocations in another).
+    llvm::stable_sort(k.tiles, [](const Tile &a, const Tile &b) {
+      return lineColumn(a.location) < lineColumn(b.location);
+    });
+    kernels.push_back(std::move(k));
+  });
+}
+
+void CompileReport::addRemark(Location loc, std::string message) {
+  std::string location = locationText(loc);
+  for (const Remark &r : remarks)
+    if (r.location == location && r.message == message)
+      return;
+  remarks.push_back({std::move(location), std::move(message)});
+}
+
+void CompileReport::addAssembly(llvm::StringRef assembly) {
+  const std::vector<std::string> &families = familiesFor(target);
+  Kernel *current = nullptr;
+  auto kernelNamed = [&](llvm::StringRef entry) -> Kernel * {
+    entry.consume_front("tlc_block_") || entry.consume_front("tlc_");
+    for (Kernel &k : kernels)
+      if (k.name == entry)
+        return &k;
+    return nullptr;
+  };
+  llvm::SmallVector<llvm::StringRef> lines;
+  assembly.split(lines, '\n');
+  for (llvm::StringRef line : lines) {
+    // A function starts: PTX `.entry NAME(`, else a label `NAME:`.
+    llvm::StringRef trimmed = line.trim();
+    if (size_t at = trimmed.find(".entry "); at != llvm::StringRef::npos) {
+      llvm::StringRef name = trimmed.drop_front(at + 7).trim();
+      current = kernelNamed(name.take_until([](char c) { return c == '('; }));
+      continue;
+    }
+    if (!line.empty() && !llvm::isSpace(line[0]) && line.ends_with(":") &&
+        line.starts_with("tlc_")) {
+      current = kernelNamed(line.drop_back());
+      continue;
+    }
+    if (!current)
+      continue;
+    if (trimmed.starts_with("@")) // a PTX predicate
+      trimmed = trimmed.drop_until([](char c) { return c == ' '; }).trim();
+    for (const std::string &family : families)
+      if (trimmed.starts_with(family)) {
+        ++current->instructions[family];
+        break;
+      }
+  }
+}
+
+void CompileReport::printText(llvm::raw_ostream &os) const {
+  os << "tlc report: " << file << " (target " << target;
+  if (!arch.empty())
+    os << ", arch " << arch;
+  os << ")\n";
+  for (const Kernel &k : kernels) {
+    os << "\nkernel " << k.name << "  " << k.location;
+    if (!k.params.empty()) {
+      os << "  [";
+      for (size_t i = 0; i < k.params.size(); ++i)
+        os << (i ? ", " : "") << k.params[i].first << "=" << k.params[i].second;
+      os << "]";
+    }
+    os << "\n  threads " << k.threads;
+    if (k.blockThreads > k.threads)
+      os << " (" << k.blockThreads << " per block with producer warps)";
+    if (k.sharedBytes >= 0)
+      os << ", shared memory " << k.sharedBytes << " bytes";
+    os << "\n";
+    if (!k.tiles.empty())
+      os << "  tiles:\n";
+    for (const Tile &t : k.tiles) {
+      os << "    " << llvm::left_justify(t.name, 8) << " "
+         << llvm::left_justify(t.scope, 8) << " "
+         << llvm::left_justify(t.type, 16) << " " << t.bytes << " bytes";
+      if (t.buffers > 1)
+        os << " x " << t.buffers << " buffers";
+      if (t.swizzle)
+        os << ", swizzle " << t.swizzle;
+      if (!t.demoted.empty())
+        os << ", moved to shared memory: " << t.demoted;
+      os << "  (" << t.location << ")\n";
+      if (!t.layout.empty())
+        os << "             " << t.layout << "\n";
+    }
+    if (!k.loops.empty())
+      os << "  pipelined loops:\n";
+    for (const Loop &l : k.loops) {
+      os << "    " << l.location << ": stages " << l.stagesAsked << " asked, "
+         << l.stagesKept << " kept; " << l.copies << " copies ("
+         << l.asyncCopies << " asynchronous, " << l.tensorCopies
+         << " by the tensor-copy unit)";
+      if (l.producerThreads)
+        os << "; " << l.producerThreads << " producer threads";
+      os << "\n";
+    }
+    if (!k.gemms.empty())
+      os << "  gemms:\n";
+    for (const Gemm &g : k.gemms)
+      os << "    " << g.location << ": " << g.shape << "\n";
+    if (!k.instructions.empty()) {
+      os << "  instructions (static counts in the assembly):";
+      bool first = true;
+      for (const auto &[family, count] : k.instructions) {
+        os << (first ? " " : ", ") << family << " " << count;
+        first = false;
+      }
+      os << "\n";
+    }
+  }
+  os << (remarks.empty() ? "\nremarks: none\n" : "\nremarks:\n");
+  for (const Remark &r : remarks)
+    os << "  " << r.location << ": " << r.message << "\n";
+}
+
+llvm::json::Value CompileReport::toJSON() const {
+  llvm::json::Array list;
+  for (const Kernel &k : kernels) {
+    llvm::json::Object params;
+    for (const auto &[name, value] : k.params)
+      params[name] = value;
+    llvm::json::Array tiles, loops, gemms;
+    for (const Tile &t : k.tiles)
+      tiles.push_back(llvm::json::Object{{"name", t.name},
+                                         {"scope", t.scope},
+                                         {"type", t.type},
+                                         {"bytes", t.bytes},
+                                         {"buffers", t.buffers},
+                                         {"swizzle", t.swizzle},
+                                         {"layout", t.layout},
+                                         {"demoted", t.demoted},
+                                         {"location", t.location}});
+    for (const Loop &l : k.loops)
+      loops.push_back(
+          llvm::json::Object{{"location", l.location},
+                             {"stages_asked", l.stagesAsked},
+                             {"stages_kept", l.stagesKept},
+                             {"copies", l.copies},
+                             {"async_copies", l.asyncCopies},
+                             {"tensor_copies", l.tensorCopies},
+                             {"producer_threads", l.producerThreads}});
+    for (const Gemm &g : k.gemms)
+      gemms.push_back(
+          llvm::json::Object{{"location", g.location}, {"shape", g.shape}});
+    llvm::json::Object instructions;
+    for (const auto &[family, count] : k.instructions)
+      instructions[family] = count;
+    list.push_back(llvm::json::Object{
+        {"name", k.name},
+        {"location", k.location},
+        {"params", std::move(params)},
+        {"threads", k.threads},
+        {"block_threads", std::max(k.blockThreads, k.threads)},
+        {"shared_bytes", k.sharedBytes},
+        {"tiles", std::move(tiles)},
+        {"pipelined_loops", std::move(loops)},
+        {"gemms", std::move(gemms)},
+        {"instructions", std::move(instructions)}});
+  }
+  llvm::json::Array remarkList;
+  for (const Remark &r : remarks)
+    remarkList.push_back(
+        llvm::json::Object{{"location", r.location}, {"message", r.message}});
+  return llvm::json::Object{{"file", file},
+                            {"target", target},
+                            {"arch", arch},
+                            {"kernels", std::move(list)},
+                            {"remarks", std::move(remarkList)}};
+}
