@@ -163,6 +163,8 @@ void CompileReport::collect(ModuleOp module) {
   if (collected)
     return;
   collected = true;
+  if (auto t = module->getAttrOfType<tile::TargetAttr>(tile::attr::kTarget))
+    maxSharedBytes = t.getMaxSharedBytes();
   // Kernels: func.func on the CPU, gpu.func (tlc_NAME) once the GPU
   // kernel ABI has outlined them.
   module.walk([&](FunctionOpInterface fn) {
@@ -275,6 +277,85 @@ void CompileReport::addAssembly(llvm::StringRef assembly) {
   }
 }
 
+void CompileReport::addPtxasLog(llvm::StringRef log) {
+  Kernel *current = nullptr;
+  llvm::SmallVector<llvm::StringRef> lines;
+  log.split(lines, '\n');
+  // Numbers before a word: "168 registers", "0 bytes spill stores".
+  auto numberBefore = [](llvm::StringRef line, llvm::StringRef what) {
+    size_t at = line.find(what);
+    if (at == llvm::StringRef::npos)
+      return int64_t(-1);
+    llvm::StringRef head = line.take_front(at).rtrim();
+    llvm::StringRef digits =
+        head.take_back(head.size() - head.find_last_not_of("0123456789") - 1);
+    int64_t v = -1;
+    return digits.getAsInteger(10, v) ? int64_t(-1) : v;
+  };
+  for (llvm::StringRef line : lines) {
+    size_t at = line.find("entry function '");
+    if (at == llvm::StringRef::npos)
+      at = line.find("Function properties for ");
+    if (at != llvm::StringRef::npos) {
+      llvm::StringRef name =
+          line.contains("entry function '")
+              ? line.drop_front(line.find('\'') + 1).take_until([](char c) {
+                  return c == '\'';
+                })
+              : line.drop_front(line.find(" for ") + 5).trim();
+      current = nullptr;
+      for (Kernel &k : kernels)
+        if (tile::kernelEntryName(k.name) == name)
+          current = &k;
+      continue;
+    }
+    if (!current)
+      continue;
+    if (int64_t r = numberBefore(line, " registers"); r >= 0)
+      current->registers = r;
+    if (int64_t st = numberBefore(line, " bytes spill stores"); st >= 0)
+      current->spillStores = st;
+    if (int64_t ld = numberBefore(line, " bytes spill loads"); ld >= 0)
+      current->spillLoads = ld;
+  }
+  for (Kernel &k : kernels)
+    if (k.registers >= 0)
+      estimateOccupancy(k);
+}
+
+void CompileReport::estimateOccupancy(Kernel &k) const {
+  // Per-multiprocessor limits of the NVIDIA architectures tlc targets
+  // (CUDA programming guide, compute capability table).
+  int64_t version = 0;
+  llvm::StringRef(arch)
+      .drop_front(3)
+      .take_while(llvm::isDigit)
+      .getAsInteger(10, version);
+  int64_t threadsPerSM = version <= 75                    ? 1024
+                         : version == 86 || version == 87 ? 1536
+                         : version == 89                  ? 1536
+                                                          : 2048;
+  int64_t blocksLimit = version <= 75 || version == 86 || version == 87 ? 16
+                        : version == 89                                 ? 24
+                                                                        : 32;
+  int64_t threads = std::max(k.blockThreads, k.threads);
+  int64_t warps = (threads + 31) / 32;
+  // Registers are allocated per warp in units of 256.
+  int64_t perWarp = (std::max<int64_t>(k.registers, 1) * 32 + 255) / 256 * 256;
+  std::pair<int64_t, const char *> limits[] = {
+      {blocksLimit, "blocks per multiprocessor"},
+      {threadsPerSM / std::max<int64_t>(threads, 1), "threads"},
+      {65536 / std::max<int64_t>(perWarp * warps, 1), "registers"},
+      {k.sharedBytes > 0 && maxSharedBytes > 0
+           ? (maxSharedBytes + 1024) / (k.sharedBytes + 1024)
+           : blocksLimit,
+       "shared memory"}};
+  auto limit = *llvm::min_element(
+      limits, [](auto &a, auto &b) { return a.first < b.first; });
+  k.blocksPerSM = limit.first;
+  k.occupancyLimit = limit.second;
+}
+
 void CompileReport::printText(llvm::raw_ostream &os) const {
   os << "tlc report: " << file << " (target " << target;
   if (!arch.empty())
@@ -325,6 +406,14 @@ void CompileReport::printText(llvm::raw_ostream &os) const {
       os << "  gemms:\n";
     for (const Gemm &g : k.gemms)
       os << "    " << g.location << ": " << g.shape << "\n";
+    if (k.registers >= 0) {
+      int64_t threads = std::max(k.blockThreads, k.threads);
+      os << "  registers " << k.registers << " per thread, spills "
+         << k.spillStores << " bytes stored / " << k.spillLoads
+         << " loaded (ptxas); estimated blocks per multiprocessor: "
+         << k.blocksPerSM << " (" << k.blocksPerSM * threads
+         << " threads), limited by " << k.occupancyLimit << "\n";
+    }
     if (!k.instructions.empty()) {
       os << "  instructions (static counts in the assembly):";
       bool first = true;
@@ -382,7 +471,12 @@ llvm::json::Value CompileReport::toJSON() const {
         {"tiles", std::move(tiles)},
         {"pipelined_loops", std::move(loops)},
         {"gemms", std::move(gemms)},
-        {"instructions", std::move(instructions)}});
+        {"instructions", std::move(instructions)},
+        {"registers", k.registers},
+        {"spill_store_bytes", k.spillStores},
+        {"spill_load_bytes", k.spillLoads},
+        {"blocks_per_multiprocessor", k.blocksPerSM},
+        {"occupancy_limit", k.occupancyLimit}});
   }
   llvm::json::Array remarkList;
   for (const Remark &r : remarks)

@@ -47,6 +47,9 @@ public:
   /// Counts the instruction families of each kernel's code in `assembly`
   /// (PTX, AMDGPU or CPU assembly).
   void addAssembly(llvm::StringRef assembly);
+  /// Registers and spills per kernel from ptxas's `-v` output, and the
+  /// occupancy they allow.
+  void addPtxasLog(llvm::StringRef log);
 
   void printText(llvm::raw_ostream &os) const;
   llvm::json::Value toJSON() const;
@@ -72,13 +75,20 @@ private:
     std::vector<Loop> loops;
     std::vector<Gemm> gemms;
     std::map<std::string, int64_t> instructions;
+    int64_t registers = -1, spillStores = 0, spillLoads = 0;
+    /// Blocks per multiprocessor and what limits them (CUDA, from ptxas).
+    int64_t blocksPerSM = 0;
+    std::string occupancyLimit;
   };
+  /// Resident blocks per multiprocessor of `k` and their limit.
+  void estimateOccupancy(Kernel &k) const;
   struct Remark {
     std::string location, message;
   };
 
   std::string file, target, arch;
   bool collected = false;
+  int64_t maxSharedBytes = 0; // per block, from the module's tile.target
   std::vector<Kernel> kernels;
   std::vector<Remark> remarks;
   std::map<std::string, std::vector<std::pair<std::string, std::string>>>

@@ -839,6 +839,8 @@ int compile(const Options &opts) {
       dump.add(name, ext, text);
       if (report && name == "asm")
         report->addAssembly(text);
+      if (report && name == "ptxas")
+        report->addPtxasLog(text);
     };
   // Compiles the module to `kind`; 0 on success, else the exit status.
   auto compileTo = [&](EmitKind kind, CompiledModule &compiled) -> int {

@@ -53,9 +53,10 @@ std::string toolkitDir() {
 }
 
 /// Runs a program of the CUDA toolkit.
-llvm::Error runToolkit(llvm::StringRef name, llvm::ArrayRef<std::string> args) {
+llvm::Error runToolkit(llvm::StringRef name, llvm::ArrayRef<std::string> args,
+                       std::string *output = nullptr) {
   return runTool(name, {toolkitDir() + "/bin"}, args,
-                 "set CUDA_HOME to the CUDA toolkit");
+                 "set CUDA_HOME to the CUDA toolkit", output);
 }
 
 /// ptxas cannot parse an escaped quote in a `.file` name (a .tl file named
@@ -248,8 +249,14 @@ public:
                                           cubinPath};
     if (options.debugInfo)
       ptxasArgs.push_back("-lineinfo");
-    if (llvm::Error err = runToolkit("ptxas", ptxasArgs))
+    // --report / --dump-dir: ptxas's resource usage per kernel.
+    if (options.dumpStage)
+      ptxasArgs.push_back("-v");
+    std::string ptxasLog;
+    if (llvm::Error err = runToolkit("ptxas", ptxasArgs, &ptxasLog))
       return err;
+    if (options.dumpStage)
+      options.dumpStage("ptxas", ".txt", ptxasLog);
     std::string outPath = cubinPath;
     if (kind == EmitKind::Obj) {
       outPath = tmp.file("kernels.fatbin");

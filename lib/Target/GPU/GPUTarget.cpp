@@ -33,8 +33,8 @@ std::string TempDir::file(llvm::StringRef name) const {
 }
 
 llvm::Error tlc::runTool(llvm::StringRef name, llvm::ArrayRef<std::string> dirs,
-                         llvm::ArrayRef<std::string> args,
-                         llvm::StringRef hint) {
+                         llvm::ArrayRef<std::string> args, llvm::StringRef hint,
+                         std::string *captured) {
   llvm::SmallVector<llvm::StringRef> paths(dirs.begin(), dirs.end());
   auto program = llvm::sys::findProgramByName(name, paths);
   if (!program)
@@ -63,6 +63,8 @@ llvm::Error tlc::runTool(llvm::StringRef name, llvm::ArrayRef<std::string> dirs,
     return llvm::createStringError(name.str() + " failed" +
                                    (message.empty() ? "" : ": " + message) +
                                    (output.empty() ? "" : ":\n" + output));
+  if (captured)
+    *captured = std::move(output);
   return llvm::Error::success();
 }
 

@@ -34,9 +34,11 @@ struct TempDir {
 };
 
 /// Runs `program` (found in `dirs`, then PATH) with `args`; its output
-/// becomes the error text when it fails. `hint` says how to make it found.
+/// becomes the error text when it fails, and goes to `output` (when given)
+/// when it succeeds. `hint` says how to make it found.
 llvm::Error runTool(llvm::StringRef program, llvm::ArrayRef<std::string> dirs,
-                    llvm::ArrayRef<std::string> args, llvm::StringRef hint);
+                    llvm::ArrayRef<std::string> args, llvm::StringRef hint,
+                    std::string *output = nullptr);
 llvm::Expected<std::string> readFile(llvm::StringRef path);
 llvm::Error writeFile(llvm::StringRef path, llvm::StringRef contents);
 
