@@ -17,9 +17,11 @@
 #include "tlc/Target/Target.h"
 
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/LSP/Logging.h"
 #include "llvm/Support/LSP/Protocol.h"
 #include "llvm/Support/LSP/Transport.h"
+#include "llvm/Support/Program.h"
 
 #include <map>
 #include <memory>
@@ -40,9 +42,28 @@ llvm::cl::opt<std::string>
                llvm::cl::desc("Target whose constants the checks use "
                               "(target_shared_bytes, target_warp_size)"),
                llvm::cl::init("cuda"));
+llvm::cl::opt<std::string>
+    archName("arch",
+             llvm::cl::desc("Target architecture for the checks on save"),
+             llvm::cl::init(""));
+llvm::cl::opt<std::string>
+    tlcPath("tlc",
+            llvm::cl::desc("The tlc that checks a saved file through the whole "
+                           "pipeline (default: the tlc next to tlc-lsp)"),
+            llvm::cl::init(""));
 llvm::cl::opt<bool> litTest(
     "lit-test",
     llvm::cl::desc("Messages separated by '// -----' lines, for lit tests"));
+
+/// textDocument/didSave (not in LLVM's protocol structs).
+struct DidSaveParams {
+  TextDocumentIdentifier textDocument;
+};
+bool fromJSON(const llvm::json::Value &value, DidSaveParams &result,
+              llvm::json::Path path) {
+  llvm::json::ObjectMapper o(value, path);
+  return o && o.map("textDocument", result.textDocument);
+}
 
 /// What tlc-lsp knows about one version of a document.
 struct Analysis {
@@ -52,6 +73,7 @@ struct Analysis {
     Range range;
     std::string hover;
     std::optional<Location> definition;
+    std::string tileName; // a tile's declaration: its name
   };
   std::vector<Name> names; // every name use and declaration
 };
@@ -182,7 +204,11 @@ public:
       return;
     case StmtKind::Alloc: {
       auto *a = static_cast<const tlc::AllocStmt *>(s);
-      return declaration(a->nameRange, a->symbol);
+      size_t before = out.names.size();
+      declaration(a->nameRange, a->symbol);
+      if (out.names.size() > before)
+        out.names.back().tileName = a->name;
+      return;
     }
     case StmtKind::Let: {
       auto *l = static_cast<const tlc::LetStmt *>(s);
@@ -352,13 +378,15 @@ bool contains(const Range &r, const Position &p) {
 
 class Server {
 public:
-  Server(JSONTransport &transport, MessageHandler &handler) : handler(handler) {
+  Server(MessageHandler &handler, std::string tlc)
+      : handler(handler), tlc(std::move(tlc)) {
     handler.method("initialize", this, &Server::onInitialize);
     handler.notification("initialized", this, &Server::onInitialized);
     handler.method("shutdown", this, &Server::onShutdown);
     handler.notification("textDocument/didOpen", this, &Server::onOpen);
     handler.notification("textDocument/didChange", this, &Server::onChange);
     handler.notification("textDocument/didClose", this, &Server::onClose);
+    handler.notification("textDocument/didSave", this, &Server::onSave);
     handler.method("textDocument/documentSymbol", this, &Server::onSymbols);
     handler.method("textDocument/hover", this, &Server::onHover);
     handler.method("textDocument/definition", this, &Server::onDefinition);
@@ -389,13 +417,15 @@ private:
   std::map<std::string, Document> documents; // by file path
   std::map<std::string, std::string> defines;
   std::map<std::string, int64_t> constants;
+  std::string tlc; // the compiler that checks saved files
 
   void onInitialize(const InitializeParams &,
                     Callback<llvm::json::Value> reply) {
     llvm::json::Object capabilities{
         {"textDocumentSync",
          llvm::json::Object{{"openClose", true},
-                            {"change", (int)TextDocumentSyncKind::Full}}},
+                            {"change", (int)TextDocumentSyncKind::Full},
+                            {"save", true}}},
         {"hoverProvider", true},
         {"definitionProvider", true},
         {"documentSymbolProvider", true},
@@ -429,6 +459,143 @@ private:
       return;
     update(p.textDocument.uri, std::move(text), p.textDocument.version);
   }
+  /// On save, the whole pipeline: tlc compiles the saved file for the
+  /// target (to assembly: no toolkit needed) with --remarks and
+  /// --report-json; its errors, warnings and remarks join the diagnostics,
+  /// and the report's facts about each tile (bytes, buffers, swizzle,
+  /// fragment layout) join the hover of its declaration.
+  void onSave(const DidSaveParams &p) {
+    std::string path = p.textDocument.uri.file().str();
+    auto it = documents.find(path);
+    if (it == documents.end())
+      return;
+    Document &doc = it->second;
+    llvm::SmallString<128> report, output, errors;
+    llvm::sys::fs::createTemporaryFile("tlc-lsp", "json", report);
+    llvm::sys::fs::createTemporaryFile("tlc-lsp", "s", output);
+    llvm::sys::fs::createTemporaryFile("tlc-lsp", "log", errors);
+    std::vector<std::string> args = {tlc,
+                                     path,
+                                     "-target=" + targetName,
+                                     "--remarks",
+                                     "--report-json=" + report.str().str(),
+                                     "-emit=asm",
+                                     "-o",
+                                     output.str().str()};
+    if (!archName.empty())
+      args.push_back("-arch=" + archName);
+    for (const std::string &dir : includeDirs)
+      args.push_back("-I" + dir);
+    for (const std::string &d : defineArgs)
+      args.push_back("-D" + d);
+    llvm::SmallVector<llvm::StringRef> argv(args.begin(), args.end());
+    std::optional<llvm::StringRef> redirects[] = {llvm::StringRef(""),
+                                                  output.str(), errors.str()};
+    int rc = llvm::sys::ExecuteAndWait(tlc, argv, std::nullopt, redirects);
+    std::vector<Diagnostic> diagnostics = doc.analysis.diagnostics;
+    if (auto log = llvm::MemoryBuffer::getFile(errors))
+      addPipelineDiagnostics((*log)->getBuffer(), path, diagnostics);
+    if (rc < 0) {
+      Diagnostic d;
+      d.source = "tlc";
+      d.severity = DiagnosticSeverity::Warning;
+      d.message = "tlc-lsp could not run " + tlc + " to check the saved file";
+      diagnostics.push_back(std::move(d));
+    }
+    if (auto json = llvm::MemoryBuffer::getFile(report))
+      addTileFacts((*json)->getBuffer(), doc.analysis);
+    for (llvm::StringRef f : {report.str(), output.str(), errors.str()})
+      llvm::sys::fs::remove(f);
+    PublishDiagnosticsParams params(p.textDocument.uri, doc.version);
+    params.diagnostics = std::move(diagnostics);
+    publish(params);
+  }
+
+  /// tlc's `file:line:col: kind: message` lines about `path`, except those
+  /// the checks on open already gave.
+  static void addPipelineDiagnostics(llvm::StringRef log,
+                                     const std::string &path,
+                                     std::vector<Diagnostic> &out) {
+    llvm::SmallVector<llvm::StringRef> lines;
+    log.split(lines, '\n');
+    for (llvm::StringRef line : lines) {
+      if (!line.consume_front(path) || !line.consume_front(":"))
+        continue;
+      unsigned lineNo = 0, col = 0;
+      auto [lineText, rest] = line.split(':');
+      auto [colText, rest2] = rest.split(':');
+      if (lineText.getAsInteger(10, lineNo) || colText.getAsInteger(10, col) ||
+          !lineNo)
+        continue;
+      llvm::StringRef body = rest2.trim();
+      Diagnostic d;
+      d.source = "tlc";
+      if (body.consume_front("error: "))
+        d.severity = DiagnosticSeverity::Error;
+      else if (body.consume_front("warning: "))
+        d.severity = DiagnosticSeverity::Warning;
+      else if (body.consume_front("remark: "))
+        d.severity = DiagnosticSeverity::Information;
+      else
+        continue;
+      d.message = body.str();
+      Position start(lineNo - 1, col ? col - 1 : 0);
+      d.range = Range(start, Position(start.line, start.character + 1));
+      if (llvm::none_of(out, [&](const Diagnostic &o) {
+            return o.message == d.message && o.range.start == start;
+          }))
+        out.push_back(std::move(d));
+    }
+  }
+
+  /// Appends the report's facts about each tile to the hover of its
+  /// declaration (matched by line and name).
+  static void addTileFacts(llvm::StringRef text, Analysis &analysis) {
+    llvm::Expected<llvm::json::Value> json = llvm::json::parse(text);
+    if (!json) {
+      llvm::consumeError(json.takeError());
+      return;
+    }
+    const llvm::json::Array *kernels =
+        json->getAsObject() ? json->getAsObject()->getArray("kernels")
+                            : nullptr;
+    if (!kernels)
+      return;
+    for (const llvm::json::Value &k : *kernels) {
+      const llvm::json::Object *kernel = k.getAsObject();
+      const llvm::json::Array *tiles =
+          kernel ? kernel->getArray("tiles") : nullptr;
+      if (!tiles)
+        continue;
+      for (const llvm::json::Value &t : *tiles) {
+        const llvm::json::Object *tile = t.getAsObject();
+        if (!tile)
+          continue;
+        std::string name = tile->getString("name").value_or("").str();
+        llvm::StringRef where = tile->getString("location").value_or("");
+        unsigned line = 0;
+        where.rsplit(':').first.rsplit(':').second.getAsInteger(10, line);
+        std::string facts =
+            "\n\n" + std::to_string(tile->getInteger("bytes").value_or(0)) +
+            " bytes";
+        if (int64_t b = tile->getInteger("buffers").value_or(1); b > 1)
+          facts += " x " + std::to_string(b) + " buffers";
+        if (int64_t sw = tile->getInteger("swizzle").value_or(0))
+          facts += ", swizzle " + std::to_string(sw);
+        llvm::StringRef layout = tile->getString("layout").value_or("");
+        if (!layout.empty())
+          facts += "\n\nlayout `" + layout.str() + "`";
+        llvm::StringRef demoted = tile->getString("demoted").value_or("");
+        if (!demoted.empty())
+          facts += "\n\nmoved to shared memory: " + demoted.str();
+        for (Analysis::Name &n : analysis.names)
+          if (n.tileName == name && n.range.start.line + 1 == (int)line &&
+              !llvm::StringRef(n.hover).contains("bytes"))
+            n.hover += facts;
+      }
+    }
+  }
+
   void onClose(const DidCloseTextDocumentParams &p) {
     documents.erase(p.textDocument.uri.file().str());
     publish(PublishDiagnosticsParams(p.textDocument.uri, 0));
@@ -531,7 +698,20 @@ int main(int argc, char **argv) {
                                   : JSONStreamStyle::Standard,
                           /*prettyOutput=*/litTest);
   MessageHandler handler(transport);
-  Server server(transport, handler);
+  std::string tlc = tlcPath;
+  if (tlc.empty()) {
+    // The tlc installed (or built) next to this server, else PATH's.
+    static int anchor;
+    llvm::SmallString<256> self(
+        llvm::sys::fs::getMainExecutable(argv[0], &anchor));
+    llvm::sys::path::remove_filename(self);
+    llvm::sys::path::append(self, "tlc");
+    if (llvm::sys::fs::can_execute(self))
+      tlc = self.str().str();
+    else if (auto found = llvm::sys::findProgramByName("tlc"))
+      tlc = *found;
+  }
+  Server server(handler, tlc);
   if (llvm::Error err = transport.run(handler)) {
     Logger::error("tlc-lsp: {0}", llvm::toString(std::move(err)));
     return 1;
