@@ -1,5 +1,6 @@
-"""Drives the Python bindings (tlc -emit=python) of examples/rmsnorm.tl
-and test/e2e/cpu/Inputs/packed.tl on the CPU with NumPy arrays: results
+"""Drives the Python bindings (tlc -emit=python) of examples/gemm.tl,
+softmax.tl, rmsnorm.tl and test/e2e/cpu/Inputs/packed.tl on the CPU with
+NumPy arrays: results
 against NumPy references (a padded, strided X included), packed u4/i4
 through packed4, and every refusal: the stub's (wrong dtype, wrong size)
 as TlcError with its message, the module's own (read-only output, wrong
@@ -9,8 +10,10 @@ import sys
 import numpy as np
 
 sys.path.insert(0, sys.argv[1])
+import gemm  # noqa: E402
 import packed  # noqa: E402
 import rmsnorm  # noqa: E402
+import softmax  # noqa: E402
 
 failed = 0
 
@@ -43,6 +46,25 @@ for M, N in [(37, 300), (5, 64), (200, 4100)]:
     ref = x / np.sqrt((x * x).mean(axis=1, keepdims=True) + 1e-5) * W
     err = np.abs(Y - ref).max() / np.abs(ref).max()
     check(err < 1e-5, "rmsnorm %dx%d err=%.2g" % (M, N, err))
+
+for M, N, K in [(130, 77, 61), (256, 256, 256)]:
+    A = rng.standard_normal((M, K), dtype=np.float32)
+    B = rng.standard_normal((K, N), dtype=np.float32)
+    C = np.full((M, N), np.nan, dtype=np.float32)
+    gemm.gemm(A, B, C)
+    ref = A.astype(np.float64) @ B.astype(np.float64)
+    err = np.abs(C - ref).max() / np.abs(ref).max()
+    check(err < 1e-5, "gemm %dx%dx%d err=%.2g" % (M, N, K, err))
+
+for M, N in [(37, 300), (1000, 1000)]:
+    X = rng.standard_normal((M, N), dtype=np.float32) * 4
+    Y = np.full((M, N), np.nan, dtype=np.float32)
+    softmax.softmax(X, Y)
+    x = X.astype(np.float64)
+    e = np.exp(x - x.max(axis=1, keepdims=True))
+    ref = e / e.sum(axis=1, keepdims=True)
+    err = np.abs(Y - ref).max()
+    check(err < 1e-6, "softmax %dx%d err=%.2g" % (M, N, err))
 
 # Packed: u4 and i4 bytes [M, K / 2] read as [M, K] by the kernel.
 M, K = 37, 70
