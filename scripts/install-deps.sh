@@ -8,6 +8,7 @@ packages=(
   cmake ninja-build ccache g++ python3
   python3-numpy # test/Stub/python-numpy.test: the Python bindings (-emit=python)
   nodejs # test/Driver/dump-dir.test runs the script of --dump-dir's page
+  chromium # test/Driver/dump-dir-chromium.test opens that page headless
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools lld-22
   libcli11-dev libopenblas-dev
   rocm-device-libs libamdhip64-dev clang-format-22

@@ -93,6 +93,11 @@ if glob.glob("/usr/lib/*/libvulkan.so.1") and glob.glob(
         "/usr/share/vulkan/icd.d/lvp_icd*.json"):
     config.available_features.add("lavapipe")
 
+# Headless Chromium (scripts/install-deps.sh installs it) opens the page of
+# --dump-dir (test/Driver/dump-dir-chromium.test).
+if shutil.which("chromium"):
+    config.available_features.add("chromium")
+
 # clang-22 (scripts/install-deps.sh installs it) parses the Metal target's
 # output on Linux: the MSL against test/Target/Metal/Inputs/metal-shim, the
 # Objective-C++ stubs against Inputs/fake-sdk. %clangxx is that compiler.
