@@ -21,14 +21,16 @@ namespace {
 /// with one of these names gets a trailing underscore.
 bool isReservedPythonName(llvm::StringRef name) {
   static const char *const reserved[] = {
-      "False",   "None",     "True",     "and",    "as",       "assert",
-      "async",   "await",    "break",    "class",  "continue", "def",
-      "del",     "elif",     "else",     "except", "finally",  "for",
-      "from",    "global",   "if",       "import", "in",       "is",
-      "lambda",  "nonlocal", "not",      "or",     "pass",     "raise",
-      "return",  "try",      "while",    "with",   "yield",    "load",
-      "packed4", "Packed4",  "TlcError", "TARGET", "KERNELS",  "num_threads",
-      "stream"};
+      "False", "None", "True", "and", "as", "assert", "async", "await", "break",
+      "class", "continue", "def", "del", "elif", "else", "except", "finally",
+      "for", "from", "global", "if", "import", "in", "is", "lambda", "nonlocal",
+      "not", "or", "pass", "raise", "return", "try", "while", "with", "yield",
+      "load", "packed4", "Packed4", "TlcError", "TARGET", "KERNELS",
+      "num_threads", "stream",
+      // Builtins the module's own code calls.
+      "len", "any", "zip", "enumerate", "reversed", "hasattr", "getattr",
+      "isinstance", "str", "tuple", "max", "min", "int", "type", "super",
+      "range", "list", "dict", "print", "bool", "float", "object"};
   return llvm::is_contained(reserved, name) || name.starts_with("_");
 }
 

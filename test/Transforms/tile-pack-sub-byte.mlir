@@ -164,11 +164,31 @@ func.func @odd_static(%Q: memref<?x7xi4, strided<[?, 1], offset: ?>>) {
 
 // -----
 
-func.func @arithmetic(%a: i4, %b: i4) -> i32 {
+func.func @arithmetic(%v: memref<i4>) -> i32 {
+  %a = memref.load %v[] : memref<i4>
   // expected-error @below {{this operation does not take 4-bit values (tlc computes them in i32)}}
-  %s = arith.addi %a, %b : i4
+  %s = arith.divui %a, %a : i4
   %w = arith.extui %s : i4 to i32
   return %w : i32
+}
+
+// -----
+
+// 4-bit arithmetic (compound assignments) in bytes, masked; comparisons of
+// sign-extended bytes for signed predicates.
+// CHECK-LABEL: func.func @compound
+// CHECK: %[[SUM:.*]] = arith.addi %{{.*}}, %{{.*}} : i8
+// CHECK: arith.andi %[[SUM]], %{{.*}} : i8
+// CHECK: arith.shli
+// CHECK: arith.shrsi
+// CHECK: arith.cmpi slt, %{{.*}}, %{{.*}} : i8
+func.func @compound(%v: memref<i4>) -> i1 {
+  %a = memref.load %v[] : memref<i4>
+  %s = arith.addi %a, %a : i4
+  memref.store %s, %v[] : memref<i4>
+  %z = arith.constant 0 : i4
+  %n = arith.cmpi slt, %s, %z : i4
+  return %n : i1
 }
 
 // -----

@@ -188,6 +188,10 @@ void CompileReport::collect(ModuleOp module) {
         std::optional<tile::MemScope> scope = tile::getScope(type);
         t.scope = scope ? tile::stringifyMemScope(*scope).str() : "?";
         t.type = typeText(type);
+        // u4/i4 tiles are bytes by now: their declared shape, packed.
+        if (auto packed = alloc->getAttrOfType<TypeAttr>(tile::attr::kPacked))
+          t.type =
+              typeText(llvm::cast<MemRefType>(packed.getValue())) + " (packed)";
         int64_t bits = type.getElementType().getIntOrFloatBitWidth();
         t.bytes = type.getNumElements() * std::max<int64_t>(bits / 8, 1);
         t.buffers = intAttr(alloc, tile::attr::kBuffers, 1);

@@ -250,12 +250,13 @@ bool StageDump::writePage() {
   for (const Stage &s : stages)
     list += "{name:" + jsString(s.name) + ",file:" + jsString(s.file) +
             ",text:" + jsString(s.text) + "},\n";
+  // The title first: the stages' text may hold "@SOURCE@" too.
   std::string page = kPage;
-  replaceAll(page, "@STAGES@", list);
   std::string title;
   for (char c : sourceName)
     title += c == '<' ? std::string("&lt;") : std::string(1, c);
   replaceAll(page, "@SOURCE@", title);
+  replaceAll(page, "@STAGES@", list);
   llvm::SmallString<256> path(dir);
   llvm::sys::path::append(path, "index.html");
   std::error_code ec;

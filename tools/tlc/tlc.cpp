@@ -709,7 +709,10 @@ int compile(const Options &opts) {
   // each once (the variants of a kernel often repeat one word for word).
   // (Registered last, so it sees each diagnostic first.)
   std::set<std::string> remarksShown;
+  unsigned passErrors = 0; // located errors of the passes: the input's fault
   context.getDiagEngine().registerHandler([&](mlir::Diagnostic &d) {
+    if (d.getSeverity() == mlir::DiagnosticSeverity::Error)
+      ++passErrors;
     if (d.getSeverity() != mlir::DiagnosticSeverity::Remark)
       return mlir::failure();
     if (report)
@@ -807,7 +810,7 @@ int compile(const Options &opts) {
   tilePM.addPass(mlir::createCanonicalizerPass());
   tilePM.addPass(mlir::createCSEPass());
   if (mlir::failed(tilePM.run(*module)))
-    return 2;
+    return passErrors ? 1 : 2;
   if (report)
     report->noteParams(*module);
   if (opts.emit == "tile") {

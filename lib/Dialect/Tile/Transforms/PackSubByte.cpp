@@ -86,7 +86,9 @@ Value halve(OpBuilder &b, Location loc, Value v, int depth = 0) {
   if (matchPattern(v, m_ConstantInt(&c)))
     return c.getSExtValue() % 2
                ? Value()
-               : arith::ConstantIndexOp::create(b, loc, c.getSExtValue() / 2)
+               : arith::ConstantOp::create(
+                     b, loc,
+                     b.getIntegerAttr(v.getType(), c.getSExtValue() / 2))
                      .getResult();
   Operation *def = v.getDefiningOp();
   if (!def)
@@ -112,6 +114,16 @@ Value halve(OpBuilder &b, Location loc, Value v, int depth = 0) {
                          def->getResultTypes(), def->getAttrs());
     return b.create(state)->getResult(0);
   }
+  // Integer arithmetic made an index (`c * 2` with `c: i32`).
+  if (llvm::isa<arith::IndexCastOp, arith::IndexCastUIOp, arith::ExtSIOp,
+                arith::ExtUIOp>(def)) {
+    Value h = halve(b, loc, def->getOperand(0), depth + 1);
+    if (!h)
+      return {};
+    OperationState state(loc, def->getName(), ValueRange{h},
+                         def->getResultTypes(), def->getAttrs());
+    return b.create(state)->getResult(0);
+  }
   if (auto sel = llvm::dyn_cast<arith::SelectOp>(def)) {
     auto [x, y] = both(sel.getTrueValue(), sel.getFalseValue());
     if (!x || !y)
@@ -125,19 +137,23 @@ struct TilePackSubByte
     : public tlc::tile::impl::TilePackSubByteBase<TilePackSubByte> {
   using Base::Base;
 
+  /// An error in the function being packed (its later steps stop); any
+  /// function's error fails the pass, once every function was looked at.
   bool hadError = false;
+  bool anyError = false;
 
   InFlightDiagnostic error(Operation *op, const Twine &message) {
-    hadError = true;
+    hadError = anyError = true;
     return op->emitError(message);
   }
 
   void runOnOperation() override {
     getOperation()->walk([&](func::FuncOp fn) {
+      hadError = false;
       if (!fn.isExternal())
         packFunction(fn);
     });
-    if (hadError)
+    if (anyError)
       signalPassFailure();
   }
 
@@ -168,13 +184,13 @@ struct TilePackSubByte
     forgetInnermostDims(fn);
     SmallVector<Operation *> memrefOps;
     fn.walk([&](Operation *op) {
-      if (llvm::isa<tlc::tile::AllocOp, memref::AllocaOp, memref::SubViewOp>(
-              op) &&
+      if (llvm::isa<tlc::tile::AllocOp, memref::AllocaOp, memref::SubViewOp,
+                    memref::CastOp>(op) &&
           isPackedMemRef(op->getResult(0).getType()))
         memrefOps.push_back(op);
     });
     for (Operation *op : memrefOps)
-      if (!llvm::isa<memref::SubViewOp>(op))
+      if (!llvm::isa<memref::SubViewOp, memref::CastOp>(op))
         packAlloc(op);
     // Innermost sizes count elements again before slices use them.
     SmallVector<memref::DimOp> dims;
@@ -184,9 +200,13 @@ struct TilePackSubByte
     });
     for (memref::DimOp dim : dims)
       rewriteUser(dim);
+    // Slices (and the casts MLIRGen puts after a slice of constant extent),
+    // in order: a cast follows its subview.
     for (Operation *op : memrefOps)
       if (auto sub = llvm::dyn_cast<memref::SubViewOp>(op))
         packSubView(sub);
+      else if (auto cast = llvm::dyn_cast<memref::CastOp>(op))
+        packCast(cast);
     if (hadError)
       return;
 
@@ -279,6 +299,8 @@ struct TilePackSubByte
       error(op, "a tile of 4-bit elements needs an even innermost size");
       return;
     }
+    if (t.getRank() > 0)
+      op->setAttr(tlc::tile::attr::kPacked, TypeAttr::get(t));
     result.setType(*bytes);
     packedValues.insert(result);
   }
@@ -319,6 +341,17 @@ struct TilePackSubByte
     packedValues.insert(bytes);
     sub.replaceAllUsesWith(bytes.getResult());
     sub.erase();
+  }
+
+  void packCast(memref::CastOp cast) {
+    FailureOr<MemRefType> type =
+        packedType(llvm::cast<MemRefType>(cast.getType()));
+    if (!packedValues.contains(cast.getSource()) || failed(type)) {
+      error(cast, "a cast of 4-bit elements of an unexpected source");
+      return;
+    }
+    cast.getResult().setType(*type);
+    packedValues.insert(cast.getResult());
   }
 
   /// The byte holding element `index` (innermost), and the shift of its
@@ -415,7 +448,7 @@ struct TilePackSubByte
       origin[origin.size() - 1].set(half);
       return;
     }
-    if (llvm::isa<memref::SubViewOp>(op))
+    if (llvm::isa<memref::SubViewOp, memref::CastOp>(op))
       return; // converted in step 1
     error(op, "this operation does not take 4-bit elements");
   }
@@ -455,6 +488,19 @@ struct TilePackSubByte
                    "innermost extent");
       return;
     }
+    // Its writes land after both halves of a byte are computed: reading
+    // the tile in the same parallel would see the old values.
+    par.walk([&](memref::LoadOp load) {
+      if (ok && llvm::any_of(stores, [&](memref::StoreOp st) {
+            return st.getMemRef() == load.getMemRef();
+          })) {
+        error(load, "a parallel that writes a 4-bit tile cannot read it (two "
+                    "elements share a byte); read it in another parallel");
+        ok = false;
+      }
+    });
+    if (!ok)
+      return;
     OpBuilder b(par);
     Location loc = par.getLoc();
     SmallVector<int64_t> halfShape(shape);
@@ -533,6 +579,11 @@ struct TilePackSubByte
   /// The replacement of `op` (its result as a byte if it was i4), or null.
   Value expandNibbleOp(OpBuilder &b, Operation *op, IRMapping &bytes) {
     Location loc = op->getLoc();
+    // 4-bit operands come from ops this pass rewrote (not, say, block
+    // arguments, which nothing in tlc makes 4-bit).
+    for (Value v : op->getOperands())
+      if (isNibble(v.getType()) && !bytes.contains(v))
+        return {};
     Type i8 = b.getI8Type();
     auto byteOf = [&](Value v) { return bytes.lookupOrDefault(v); };
     auto mask = [&](Value v) {
@@ -566,10 +617,44 @@ struct TilePackSubByte
         in = arith::TruncIOp::create(b, loc, i8, in);
       return mask(in);
     }
+    // Extensions to a nibble (a bool's 0/1 or 0/-1), then from one.
+    if (llvm::isa<arith::ExtUIOp, arith::ExtSIOp>(op) &&
+        isNibble(op->getResult(0).getType())) {
+      Value in = op->getOperand(0);
+      Value wide = llvm::isa<arith::ExtSIOp>(op)
+                       ? arith::ExtSIOp::create(b, loc, i8, in).getResult()
+                       : arith::ExtUIOp::create(b, loc, i8, in).getResult();
+      return mask(wide);
+    }
     if (auto e = llvm::dyn_cast<arith::ExtUIOp>(op))
       return widen(byteOf(e.getIn()), e.getType(), false);
     if (auto e = llvm::dyn_cast<arith::ExtSIOp>(op))
       return widen(signedByte(e.getIn()), e.getType(), true);
+    // Arithmetic in 4 bits (compound assignments): the low bits of the
+    // bytes' result; bit operations keep the upper bits zero.
+    if (llvm::isa<arith::AddIOp, arith::SubIOp, arith::MulIOp>(op)) {
+      OperationState state(
+          loc, op->getName(),
+          ValueRange{byteOf(op->getOperand(0)), byteOf(op->getOperand(1))},
+          TypeRange{i8});
+      return mask(b.create(state)->getResult(0));
+    }
+    if (llvm::isa<arith::AndIOp, arith::OrIOp, arith::XOrIOp>(op)) {
+      OperationState state(
+          loc, op->getName(),
+          ValueRange{byteOf(op->getOperand(0)), byteOf(op->getOperand(1))},
+          TypeRange{i8});
+      return mask(b.create(state)->getResult(0));
+    }
+    if (auto cmp = llvm::dyn_cast<arith::CmpIOp>(op)) {
+      bool isSigned = llvm::is_contained(
+          {arith::CmpIPredicate::slt, arith::CmpIPredicate::sle,
+           arith::CmpIPredicate::sgt, arith::CmpIPredicate::sge},
+          cmp.getPredicate());
+      Value l = isSigned ? signedByte(cmp.getLhs()) : byteOf(cmp.getLhs());
+      Value r = isSigned ? signedByte(cmp.getRhs()) : byteOf(cmp.getRhs());
+      return arith::CmpIOp::create(b, loc, cmp.getPredicate(), l, r);
+    }
     if (auto c = llvm::dyn_cast<arith::UIToFPOp>(op))
       return arith::UIToFPOp::create(b, loc, c.getType(), byteOf(c.getIn()));
     if (auto c = llvm::dyn_cast<arith::SIToFPOp>(op))

@@ -5,6 +5,7 @@
 // row stride).
 #include "check.h"
 #include "dequant_gemm.h"
+#include "misc.h"
 #include "nibbles.h"
 #include "pack.h"
 #include "unpack.h"
@@ -101,6 +102,26 @@ int main() {
         ref[m * N + n] = sum;
       }
     c.compare("dequant_gemm", size, C, ref, 1e-5);
+  }
+
+  for (int64_t M : {8, 21}) {
+    std::string size = check::sizeStr({M, 64});
+    check::Rng rng("misc" + size);
+    U4 Q({M, 64}, 4);
+    I4 S({M, 64});
+    check::Tensor<int32_t> Y({M, 64});
+    Q.fillRandom(rng);
+    S.fillRandom(rng);
+    Y.poison();
+    if (c.launched(tlc::kernels::misc(Q.view(), S.view(), Y.view()), "misc",
+                   size)) {
+      std::vector<double> ref(M * 64);
+      for (int64_t i = 0; i < M * 64; ++i) {
+        int neg = S.get(i) < 0, q = int(Q.get(i));
+        ref[i] = 100 * ((neg + q) & 15) + 10 * neg + (q != 0);
+      }
+      c.compare("misc", size, Y, ref, exact);
+    }
   }
 
   // The stub's refusals: an odd innermost size, an odd row stride.

@@ -84,6 +84,9 @@ constexpr llvm::StringLiteral kBuffers = "tile.buffers";
 /// see docs/cuda.md): the last dimension is split into rows of that many
 /// bytes, and the 16-byte chunks of each row are permuted by its row.
 constexpr llvm::StringLiteral kSwizzle = "tile.swizzle";
+/// Type: the i4 memref type a tile had before tile-pack-sub-byte stored it
+/// as bytes (for reports).
+constexpr llvm::StringLiteral kPacked = "tile.packed";
 /// String: why layout inference moved a fragment to shared memory.
 constexpr llvm::StringLiteral kDemoted = "tile.demoted";
 
