@@ -11,7 +11,7 @@
 // CHECK-LABEL: func.func @reads
 // CHECK-SAME: (%[[Q:.*]]: memref<?x?xi8, strided<[?, 1], offset: ?>>, %[[Y:.*]]: memref<?x?xi32, {{.*}}>, %[[K:.*]]: index)
 // CHECK-SAME: tile.dims = {K = [array<i64: 1, 1>], M = [array<i64: 0, 0>, array<i64: 1, 0>]}
-// CHECK: %[[T:.*]] = tile.alloc : memref<16x32xi8, #tile.scope<shared>>
+// CHECK: %[[T:.*]] = tile.alloc {tile.packed = memref<16x64xi4, #tile.scope<shared>>} : memref<16x32xi8, #tile.scope<shared>>
 // CHECK: %[[ROW:.*]] = arith.muli %[[K]], %c64
 // CHECK: %[[COL:.*]] = arith.muli %[[K]], %c32
 // CHECK: tile.copy %[[Q]][%[[ROW]], %[[COL]]] to %[[T]] {{.*}} : memref<?x?xi8, {{.*}}>, memref<16x32xi8, #tile.scope<shared>>
