@@ -175,8 +175,8 @@ prepare_one() { # name example defines...
   } >"$dir/CONFIG"
 
   # Resource usage: tlc -emit=ptx, then ptxas -v on every .ptx written.
-  local pcmd=("$tlc" "examples/$example" -target=cuda "-arch=$arch"
-    "${dargs[@]}" -emit=ptx -o "$dir/")
+  local pcmd=("$tlc" "examples/$example" -I examples -target=cuda
+    "-arch=$arch" "${dargs[@]}" -emit=ptx -o "$dir/")
   if (cd "$root" && "${pcmd[@]}") >"$dir/ptx.log" 2>&1; then
     local ptx found=0
     : >"$dir/ptxas.txt"
