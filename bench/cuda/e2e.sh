@@ -174,6 +174,15 @@ prepare_one() { # name example defines...
     echo "command=${cmd[*]#"$root/"}"
   } >"$dir/CONFIG"
 
+  # Python bindings of the same kernels, loading the library run() builds
+  # (python_torch.py calls them with torch tensors).
+  local stem
+  stem="$(basename "$example" .tl)"
+  (cd "$root" && "$tlc" "examples/$example" -I examples -target=cuda \
+    "-arch=$arch" "${dargs[@]}" -emit=python \
+    "--python-library=libtlc_e2e_$name.so" -o "$dir/$stem.py") \
+    >"$dir/python.log" 2>&1 || rm -f "$dir/$stem.py"
+
   # Resource usage: tlc -emit=ptx, then ptxas -v on every .ptx written.
   local pcmd=("$tlc" "examples/$example" -I examples -target=cuda
     "-arch=$arch" "${dargs[@]}" -emit=ptx -o "$dir/")
@@ -378,6 +387,11 @@ run() {
       >>"$out/results.md"
   fi
   [ "$hrc" = 0 ] || status=1
+
+  echo "== Python bindings (tlc -emit=python) with torch tensors"
+  timeout 120 python3 "$here/python_torch.py" "$gen" 2>&1 |
+    tee "$out/python_torch.log"
+  [ "${PIPESTATUS[0]}" = 0 ] || status=1
 
   for tool in ${E2E_SANITIZER_TOOLS:-memcheck racecheck initcheck synccheck}; do
   if [ "${E2E_SANITIZER:-1}" != 0 ]; then

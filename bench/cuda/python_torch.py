@@ -1,0 +1,81 @@
+"""python_torch.py GEN: the generated Python modules (tlc -emit=python,
+written by `e2e.sh prepare` next to each configuration's stubs) called with
+PyTorch CUDA tensors on the GPU, against torch, on PyTorch's current stream
+and on a side stream: gemm (configurations gemm_*) and softmax (softmax_*),
+ragged sizes included. Prints PASS/FAIL lines; exit 1 on any failure."""
+import importlib.util
+import os
+import sys
+
+import torch
+
+gen = sys.argv[1]
+failures = 0
+
+
+def load(config, stem):
+    path = os.path.join(gen, config, stem + ".py")
+    lib = os.path.join(gen, config, "libtlc_e2e_%s.so" % config)
+    if not (os.path.exists(path) and os.path.exists(lib)):
+        return None
+    spec = importlib.util.spec_from_file_location(stem + "_" + config, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def report(ok, what):
+    global failures
+    print(("PASS " if ok else "FAIL ") + what, flush=True)
+    failures += not ok
+
+
+ran = 0
+for config in sorted(os.listdir(gen)):
+    if config.startswith("gemm_"):
+        m = load(config, "gemm")
+        if m is None:
+            continue
+        dtype = {"f16": torch.float16, "bf16": torch.bfloat16,
+                 "f32": torch.float32}[config.split("_")[1]]
+        for M, N, K in [(130, 257, 129), (1024, 1024, 1024)]:
+            A = torch.randn(M, K, device="cuda").to(dtype)
+            B = torch.randn(K, N, device="cuda").to(dtype)
+            C = torch.full((M, N), float("nan"), device="cuda", dtype=dtype)
+            m.gemm(A, B, C)
+            ref = A.double() @ B.double()
+            err = ((C.double() - ref).norm() / ref.norm()).item()
+            report(err < (2e-2 if dtype != torch.float32 else 1e-4),
+                   "%s gemm %dx%dx%d rel err %.2g" % (config, M, N, K, err))
+        ran += 1
+    if config.startswith("softmax_"):
+        m = load(config, "softmax")
+        if m is None:
+            continue
+        dtype = {"f32": torch.float32, "bf16": torch.bfloat16}[
+            config.split("_")[1]]
+        side = torch.cuda.Stream()
+        for M, N in [(37, 1000), (4096, 8192)]:
+            X = (torch.randn(M, N, device="cuda") * 4).to(dtype)
+            Y = torch.full_like(X, float("nan"))
+            with torch.cuda.stream(side):  # the module follows the stream
+                m.softmax(X, Y)
+            side.synchronize()
+            ref = torch.softmax(X.double(), dim=1)
+            err = (Y.double() - ref).abs().max().item()
+            report(err < (1e-2 if dtype == torch.bfloat16 else 1e-5),
+                   "%s softmax %dx%d max err %.2g (side stream)" %
+                   (config, M, N, err))
+        ran += 1
+try:
+    m = next(load(c, "gemm") for c in sorted(os.listdir(gen))
+             if c.startswith("gemm_") and load(c, "gemm"))
+    A = torch.randn(64, 64, device="cuda")
+    m.gemm(A.half(), A.half(), A.half())
+    report(False, "a dtype mismatch was accepted")
+except StopIteration:
+    pass
+except Exception as e:  # the stub's message as a TlcError
+    report(type(e).__name__ == "TlcError", "refusal: %s" % e)
+print("%d configurations, %d failures" % (ran, failures))
+sys.exit(1 if failures or not ran else 0)
