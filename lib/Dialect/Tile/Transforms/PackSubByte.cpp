@@ -630,16 +630,10 @@ struct TilePackSubByte
       return widen(byteOf(e.getIn()), e.getType(), false);
     if (auto e = llvm::dyn_cast<arith::ExtSIOp>(op))
       return widen(signedByte(e.getIn()), e.getType(), true);
-    // Arithmetic in 4 bits (compound assignments): the low bits of the
-    // bytes' result; bit operations keep the upper bits zero.
-    if (llvm::isa<arith::AddIOp, arith::SubIOp, arith::MulIOp>(op)) {
-      OperationState state(
-          loc, op->getName(),
-          ValueRange{byteOf(op->getOperand(0)), byteOf(op->getOperand(1))},
-          TypeRange{i8});
-      return mask(b.create(state)->getResult(0));
-    }
-    if (llvm::isa<arith::AndIOp, arith::OrIOp, arith::XOrIOp>(op)) {
+    // Arithmetic and bit operations in 4 bits (compound assignments): the
+    // low bits of the bytes' result.
+    if (llvm::isa<arith::AddIOp, arith::SubIOp, arith::MulIOp, arith::AndIOp,
+                  arith::OrIOp, arith::XOrIOp>(op)) {
       OperationState state(
           loc, op->getName(),
           ValueRange{byteOf(op->getOperand(0)), byteOf(op->getOperand(1))},

@@ -324,6 +324,29 @@ inline void copyMirrorsBack() {
 
 //===--- Host tensors -----------------------------------------------------===//
 
+/// The view of a row-major buffer of `bytes` whose innermost rows are `ld`
+/// elements apart (on the device under TLC_CHECK_DEVICE_MIRRORS).
+inline tlc::TensorView rowPaddedView(void *data, size_t bytes, tlc_dtype dtype,
+                                     const std::vector<int64_t> &shape,
+                                     int64_t ld) {
+  tlc::TensorView t{};
+  t.data = data;
+  t.dtype = dtype;
+  t.rank = static_cast<int32_t>(shape.size());
+  int64_t stride = 1;
+  for (size_t d = shape.size(); d-- > 0;) {
+    t.shape[d] = shape[d];
+    t.strides[d] = stride;
+    stride *= d + 1 == shape.size() ? ld : shape[d];
+  }
+#ifdef TLC_CHECK_DEVICE_MIRRORS
+  t.data = mirrorOnDevice(data, bytes);
+#else
+  (void)bytes;
+#endif
+  return t;
+}
+
 /// A host tensor in row-major order whose innermost rows may be padded by
 /// `pad` elements (so strides[rank - 2] = shape[rank - 1] + pad), followed by
 /// a guard zone. Padding and guard hold a sentinel that the kernel must not
@@ -392,20 +415,8 @@ public:
 
   /// The view passed to a stub.
   tlc::TensorView view() {
-    tlc::TensorView t{};
-    t.data = buf_.data();
-    t.dtype = Elem<S>::dtype;
-    t.rank = static_cast<int32_t>(shape_.size());
-    int64_t stride = 1;
-    for (size_t d = shape_.size(); d-- > 0;) {
-      t.shape[d] = shape_[d];
-      t.strides[d] = stride;
-      stride *= d + 1 == shape_.size() ? ld_ : shape_[d];
-    }
-#ifdef TLC_CHECK_DEVICE_MIRRORS
-    t.data = mirrorOnDevice(buf_.data(), buf_.size() * sizeof(S));
-#endif
-    return t;
+    return rowPaddedView(buf_.data(), buf_.size() * sizeof(S), Elem<S>::dtype,
+                         shape_, ld_);
   }
 
 private:
@@ -470,20 +481,8 @@ public:
   }
 
   tlc::TensorView view() {
-    tlc::TensorView t{};
-    t.data = buf_.data();
-    t.dtype = Signed ? TLC_I4 : TLC_U4;
-    t.rank = static_cast<int32_t>(shape_.size());
-    int64_t stride = 1;
-    for (size_t d = shape_.size(); d-- > 0;) {
-      t.shape[d] = shape_[d];
-      t.strides[d] = stride;
-      stride *= d + 1 == shape_.size() ? ld_ : shape_[d];
-    }
-#ifdef TLC_CHECK_DEVICE_MIRRORS
-    t.data = mirrorOnDevice(buf_.data(), buf_.size());
-#endif
-    return t;
+    return rowPaddedView(buf_.data(), buf_.size(), Signed ? TLC_I4 : TLC_U4,
+                         shape_, ld_);
   }
 
 private:
