@@ -770,9 +770,6 @@ int compile(const Options &opts) {
   for (const auto &[name, table] : tuned)
     for (size_t v = 0; v < table.variants.size(); ++v)
       variantNames.insert(variantName(name, v));
-  if (emit == "python")
-    return writePythonModule(out, stem, opts, *target, signatures, variantNames,
-                             tuned, *operations);
   if (opts.stubSharedBytes)
     for (const KernelSignature &k : signatures)
       stubCompiled.sharedBytes[tile::kernelEntryName(k.name)] =
@@ -811,6 +808,11 @@ int compile(const Options &opts) {
   tilePM.addPass(mlir::createCSEPass());
   if (mlir::failed(tilePM.run(*module)))
     return passErrors ? 1 : 2;
+  // The bindings once the target-neutral passes accept the program (a
+  // u4 copy they reject would fail the library's build anyway).
+  if (emit == "python")
+    return writePythonModule(out, stem, opts, *target, signatures, variantNames,
+                             tuned, *operations);
   if (report)
     report->noteParams(*module);
   if (opts.emit == "tile") {
