@@ -87,7 +87,7 @@ std::string tileName(Location loc) {
   return n ? text.take_front(n).str() : "?";
 }
 
-std::string elementName(Type t) {
+std::string elementName(mlir::Type t) {
   if (t.isF64())
     return "f64";
   if (t.isF32())
@@ -120,24 +120,6 @@ int64_t intAttr(Operation *op, llvm::StringRef name, int64_t otherwise = 0) {
   return otherwise;
 }
 
-/// Instruction families counted per kernel, by the assembly's kind.
-const std::vector<std::string> &familiesFor(llvm::StringRef target) {
-  static const std::vector<std::string> ptx = {
-      "wgmma.mma_async", "mma.sync",  "ldmatrix",  "cp.async.bulk.tensor",
-      "cp.async.c",      "mbarrier",  "bar.sync",  "fma.rn",
-      "ld.global",       "st.global", "ld.shared", "st.shared"};
-  static const std::vector<std::string> amdgpu = {
-      "v_mfma",       "v_fma",     "v_fmac",   "global_load",
-      "global_store", "ds_read",   "ds_write", "ds_load",
-      "ds_store",     "s_barrier", "scratch_"};
-  static const std::vector<std::string> cpu = {"vfmadd", "fmla", "call"};
-  if (target == "cuda")
-    return ptx;
-  if (target == "rocm")
-    return amdgpu;
-  return cpu;
-}
-
 } // namespace
 
 void CompileReport::instrument(PassManager &pm) {
@@ -163,8 +145,6 @@ void CompileReport::collect(ModuleOp module) {
   if (collected)
     return;
   collected = true;
-  if (auto t = module->getAttrOfType<tile::TargetAttr>(tile::attr::kTarget))
-    maxSharedBytes = t.getMaxSharedBytes();
   // Kernels: func.func on the CPU, gpu.func (tlc_NAME) once the GPU
   // kernel ABI has outlined them.
   module.walk([&](FunctionOpInterface fn) {
@@ -244,8 +224,9 @@ void CompileReport::addRemark(Location loc, std::string message) {
   remarks.push_back({std::move(location), std::move(message)});
 }
 
-void CompileReport::addAssembly(llvm::StringRef assembly) {
-  const std::vector<std::string> &families = familiesFor(target);
+void CompileReport::addAssembly(llvm::StringRef assembly,
+                                const Target &target) {
+  std::vector<std::string> families = target.reportedInstructions();
   Kernel *current = nullptr;
   auto kernelNamed = [&](llvm::StringRef entry) -> Kernel * {
     entry.consume_front("tlc_block_") || entry.consume_front("tlc_");
@@ -257,7 +238,8 @@ void CompileReport::addAssembly(llvm::StringRef assembly) {
   llvm::SmallVector<llvm::StringRef> lines;
   assembly.split(lines, '\n');
   for (llvm::StringRef line : lines) {
-    // A function starts: PTX `.entry NAME(`, else a label `NAME:`.
+    // A function starts: an entry directive `.entry NAME(`, else a label
+    // `NAME:`.
     llvm::StringRef trimmed = line.trim();
     if (size_t at = trimmed.find(".entry "); at != llvm::StringRef::npos) {
       llvm::StringRef name = trimmed.drop_front(at + 7).trim();
@@ -271,7 +253,7 @@ void CompileReport::addAssembly(llvm::StringRef assembly) {
     }
     if (!current)
       continue;
-    if (trimmed.starts_with("@")) // a PTX predicate
+    if (trimmed.starts_with("@")) // a predicated instruction
       trimmed = trimmed.drop_until([](char c) { return c == ' '; }).trim();
     for (const std::string &family : families)
       if (trimmed.starts_with(family)) {
@@ -281,83 +263,19 @@ void CompileReport::addAssembly(llvm::StringRef assembly) {
   }
 }
 
-void CompileReport::addPtxasLog(llvm::StringRef log) {
-  Kernel *current = nullptr;
-  llvm::SmallVector<llvm::StringRef> lines;
-  log.split(lines, '\n');
-  // Numbers before a word: "168 registers", "0 bytes spill stores".
-  auto numberBefore = [](llvm::StringRef line, llvm::StringRef what) {
-    size_t at = line.find(what);
-    if (at == llvm::StringRef::npos)
-      return int64_t(-1);
-    llvm::StringRef head = line.take_front(at).rtrim();
-    llvm::StringRef digits =
-        head.take_back(head.size() - head.find_last_not_of("0123456789") - 1);
-    int64_t v = -1;
-    return digits.getAsInteger(10, v) ? int64_t(-1) : v;
-  };
-  for (llvm::StringRef line : lines) {
-    size_t at = line.find("entry function '");
-    if (at == llvm::StringRef::npos)
-      at = line.find("Function properties for ");
-    if (at != llvm::StringRef::npos) {
-      llvm::StringRef name =
-          line.contains("entry function '")
-              ? line.drop_front(line.find('\'') + 1).take_until([](char c) {
-                  return c == '\'';
-                })
-              : line.drop_front(line.find(" for ") + 5).trim();
-      current = nullptr;
-      for (Kernel &k : kernels)
-        if (tile::kernelEntryName(k.name) == name)
-          current = &k;
+void CompileReport::addResourceLog(llvm::StringRef log, const Target &target) {
+  resourceSource = target.resourceStage().str();
+  std::map<std::string, KernelResources> usage = target.parseResourceLog(log);
+  for (Kernel &k : kernels) {
+    auto it = usage.find(tile::kernelEntryName(k.name));
+    if (it == usage.end())
       continue;
-    }
-    if (!current)
-      continue;
-    if (int64_t r = numberBefore(line, " registers"); r >= 0)
-      current->registers = r;
-    if (int64_t st = numberBefore(line, " bytes spill stores"); st >= 0)
-      current->spillStores = st;
-    if (int64_t ld = numberBefore(line, " bytes spill loads"); ld >= 0)
-      current->spillLoads = ld;
+    k.registers = it->second.registers;
+    k.spillStores = it->second.spillStores;
+    k.spillLoads = it->second.spillLoads;
+    std::tie(k.blocksPerSM, k.occupancyLimit) = target.estimateOccupancy(
+        std::max(k.blockThreads, k.threads), k.registers, k.sharedBytes);
   }
-  for (Kernel &k : kernels)
-    if (k.registers >= 0)
-      estimateOccupancy(k);
-}
-
-void CompileReport::estimateOccupancy(Kernel &k) const {
-  // Per-multiprocessor limits of the NVIDIA architectures tlc targets
-  // (CUDA programming guide, compute capability table).
-  int64_t version = 0;
-  llvm::StringRef(arch)
-      .drop_front(3)
-      .take_while(llvm::isDigit)
-      .getAsInteger(10, version);
-  int64_t threadsPerSM = version <= 75                    ? 1024
-                         : version == 86 || version == 87 ? 1536
-                         : version == 89                  ? 1536
-                                                          : 2048;
-  int64_t blocksLimit = version <= 75 || version == 86 || version == 87 ? 16
-                        : version == 89                                 ? 24
-                                                                        : 32;
-  int64_t threads = std::max(k.blockThreads, k.threads);
-  int64_t warps = (threads + 31) / 32;
-  // Registers are allocated per warp in units of 256.
-  int64_t perWarp = (std::max<int64_t>(k.registers, 1) * 32 + 255) / 256 * 256;
-  std::pair<int64_t, const char *> limits[] = {
-      {blocksLimit, "blocks per multiprocessor"},
-      {threadsPerSM / std::max<int64_t>(threads, 1), "threads"},
-      {65536 / std::max<int64_t>(perWarp * warps, 1), "registers"},
-      {k.sharedBytes > 0 && maxSharedBytes > 0
-           ? (maxSharedBytes + 1024) / (k.sharedBytes + 1024)
-           : blocksLimit,
-       "shared memory"}};
-  auto limit = *llvm::min_element(
-      limits, [](auto &a, auto &b) { return a.first < b.first; });
-  k.blocksPerSM = limit.first;
-  k.occupancyLimit = limit.second;
 }
 
 void CompileReport::printText(llvm::raw_ostream &os) const {
@@ -413,10 +331,11 @@ void CompileReport::printText(llvm::raw_ostream &os) const {
     if (k.registers >= 0) {
       int64_t threads = std::max(k.blockThreads, k.threads);
       os << "  registers " << k.registers << " per thread, spills "
-         << k.spillStores << " bytes stored / " << k.spillLoads
-         << " loaded (ptxas); estimated blocks per multiprocessor: "
-         << k.blocksPerSM << " (" << k.blocksPerSM * threads
-         << " threads), limited by " << k.occupancyLimit << "\n";
+         << k.spillStores << " bytes stored / " << k.spillLoads << " loaded ("
+         << resourceSource
+         << "); estimated blocks per multiprocessor: " << k.blocksPerSM << " ("
+         << k.blocksPerSM * threads << " threads), limited by "
+         << k.occupancyLimit << "\n";
     }
     if (!k.instructions.empty()) {
       os << "  instructions (static counts in the assembly):";

@@ -15,6 +15,8 @@
 #ifndef TLC_TOOLS_TLC_COMPILEREPORT_H
 #define TLC_TOOLS_TLC_COMPILEREPORT_H
 
+#include "tlc/Target/Target.h"
+
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/PassManager.h"
 
@@ -44,12 +46,12 @@ public:
   void collect(mlir::ModuleOp module);
   void addRemark(mlir::Location location, std::string message);
   bool hasKernels() const { return !kernels.empty(); }
-  /// Counts the instruction families of each kernel's code in `assembly`
-  /// (PTX, AMDGPU or CPU assembly).
-  void addAssembly(llvm::StringRef assembly);
-  /// Registers and spills per kernel from ptxas's `-v` output, and the
-  /// occupancy they allow.
-  void addPtxasLog(llvm::StringRef log);
+  /// Counts the instruction families `target` names in each kernel's
+  /// code in `assembly`.
+  void addAssembly(llvm::StringRef assembly, const Target &target);
+  /// Registers and spills per kernel from the target's assembler log, and
+  /// the occupancy the target estimates for them.
+  void addResourceLog(llvm::StringRef log, const Target &target);
 
   void printText(llvm::raw_ostream &os) const;
   llvm::json::Value toJSON() const;
@@ -76,19 +78,17 @@ private:
     std::vector<Gemm> gemms;
     std::map<std::string, int64_t> instructions;
     int64_t registers = -1, spillStores = 0, spillLoads = 0;
-    /// Blocks per multiprocessor and what limits them (CUDA, from ptxas).
+    /// Blocks per multiprocessor and what limits them (from the target).
     int64_t blocksPerSM = 0;
     std::string occupancyLimit;
   };
-  /// Resident blocks per multiprocessor of `k` and their limit.
-  void estimateOccupancy(Kernel &k) const;
   struct Remark {
     std::string location, message;
   };
 
   std::string file, target, arch;
   bool collected = false;
-  int64_t maxSharedBytes = 0; // per block, from the module's tile.target
+  std::string resourceSource; // the target's resourceStage()
   std::vector<Kernel> kernels;
   std::vector<Remark> remarks;
   std::map<std::string, std::vector<std::pair<std::string, std::string>>>

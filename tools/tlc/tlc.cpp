@@ -367,11 +367,18 @@ int writePythonModule(const OutputPaths &out, const std::string &stem,
                       const std::set<std::string> &variantNames,
                       const std::map<std::string, tune::KernelVariants> &tuned,
                       const std::vector<OperationSignature> &operations) {
-  llvm::StringRef name = target.name();
-  if (name != "cpu" && name != "cuda" && name != "rocm") {
-    llvm::errs() << "tlc: error: -emit=python needs -target=cpu, cuda or "
-                    "rocm (the bindings pass host or CUDA/HIP device "
-                    "pointers)\n";
+  if (!target.hasPythonBindings()) {
+    std::vector<std::string> able;
+    for (const std::string &name : targetNames()) {
+      std::string known;
+      if (createTarget(name, known)->hasPythonBindings())
+        able.push_back(name);
+    }
+    std::string list;
+    for (size_t i = 0; i < able.size(); ++i)
+      list += (i == 0 ? "" : i + 1 == able.size() ? " or " : ", ") + able[i];
+    llvm::errs() << "tlc: error: -emit=python needs -target=" << list
+                 << " (the bindings pass host or device pointers)\n";
     return 1;
   }
   std::vector<KernelSignature> dispatchers;
@@ -391,8 +398,9 @@ int writePythonModule(const OutputPaths &out, const std::string &stem,
     entries.push_back(&op.signature);
   std::string library =
       opts.pythonLibrary.empty() ? "lib" + stem + ".so" : opts.pythonLibrary;
-  std::string text = emitPythonModule(
-      stem, llvm::sys::path::filename(opts.input), name, library, entries);
+  std::string text =
+      emitPythonModule(stem, llvm::sys::path::filename(opts.input),
+                       target.name(), library, entries);
   return emitText(out, stem + ".py", [&](llvm::raw_ostream &os) { os << text; })
              ? 0
              : 1;
@@ -843,9 +851,10 @@ int compile(const Options &opts) {
                                    llvm::StringRef text) {
       dump.add(name, ext, text);
       if (report && name == "asm")
-        report->addAssembly(text);
-      if (report && name == "ptxas")
-        report->addPtxasLog(text);
+        report->addAssembly(text, *target);
+      if (report && !target->resourceStage().empty() &&
+          name == target->resourceStage())
+        report->addResourceLog(text, *target);
     };
   // Compiles the module to `kind`; 0 on success, else the exit status.
   auto compileTo = [&](EmitKind kind, CompiledModule &compiled) -> int {

@@ -19,8 +19,10 @@
 #include "llvm/ADT/StringSet.h"
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace llvm {
@@ -116,10 +118,39 @@ struct TargetConstants {
   int64_t warpSize = 1;
 };
 
+/// What an assembler says one kernel uses (--report).
+struct KernelResources {
+  int64_t registers = -1; // per thread; -1: unknown
+  int64_t spillStores = 0, spillLoads = 0;
+};
+
 class Target {
 public:
   virtual ~Target() = default;
   virtual llvm::StringRef name() const = 0;
+
+  //===--- For the authors' tools ---------------------------------------===//
+  /// -emit=python: the stubs take host or CUDA/HIP device pointers that
+  /// NumPy arrays or PyTorch tensors provide.
+  virtual bool hasPythonBindings() const { return false; }
+  /// --report: instruction prefixes worth counting in this target's
+  /// assembly (matrix instructions, asynchronous copies, barriers, ...).
+  virtual std::vector<std::string> reportedInstructions() const { return {}; }
+  /// --report: the dumpStage that holds the assembler's resource log, and
+  /// its registers and spills per kernel entry.
+  virtual llvm::StringRef resourceStage() const { return ""; }
+  virtual std::map<std::string, KernelResources>
+  parseResourceLog(llvm::StringRef log) const {
+    return {};
+  }
+  /// --report: blocks of `threads` threads using `registers` each and
+  /// `sharedBytes` resident per multiprocessor, and what limits them;
+  /// {0, ""} when the target cannot say.
+  virtual std::pair<int64_t, std::string>
+  estimateOccupancy(int64_t threads, int64_t registers,
+                    int64_t sharedBytes) const {
+    return {0, ""};
+  }
   /// The default for `-arch=` (e.g. "native" on the CPU).
   virtual llvm::StringRef defaultArch() const = 0;
   /// The -arch= values, for --help ("sm_90a (default), sm_80, ...").

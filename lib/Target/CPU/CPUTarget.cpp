@@ -169,6 +169,10 @@ public:
            "aarch64";
   }
   llvm::StringRef defaultArch() const override { return "native"; }
+  bool hasPythonBindings() const override { return true; }
+  std::vector<std::string> reportedInstructions() const override {
+    return {"vfmadd", "fmla", "call"}; // x86 FMA, AArch64 FMA, calls
+  }
   TargetConstants languageConstants() const override {
     return {kCPUTileBytesPerBlock, 1};
   }

@@ -153,6 +153,87 @@ public:
                          : "");
   }
 
+  bool hasPythonBindings() const override { return true; }
+  std::vector<std::string> reportedInstructions() const override {
+    return {
+        "wgmma.mma_async", "mma.sync",    "ldmatrix",  "cp.async.bulk.tensor",
+        "cp.async.cg",     "cp.async.ca", "mbarrier",  "bar.sync",
+        "fma.rn",          "ld.global",   "st.global", "ld.shared",
+        "st.shared"};
+  }
+  llvm::StringRef resourceStage() const override { return "ptxas"; }
+
+  /// ptxas -v: "Compiling entry function 'tlc_k' for 'sm_90a'" (or
+  /// "Function properties for tlc_k"), then "N bytes spill stores, M bytes
+  /// spill loads" and "Used R registers".
+  std::map<std::string, KernelResources>
+  parseResourceLog(llvm::StringRef log) const override {
+    std::map<std::string, KernelResources> out;
+    KernelResources *current = nullptr;
+    auto numberBefore = [](llvm::StringRef line, llvm::StringRef what) {
+      size_t at = line.find(what);
+      if (at == llvm::StringRef::npos)
+        return int64_t(-1);
+      llvm::StringRef head = line.take_front(at).rtrim();
+      llvm::StringRef digits =
+          head.take_back(head.size() - head.find_last_not_of("0123456789") - 1);
+      int64_t v = -1;
+      return digits.getAsInteger(10, v) ? int64_t(-1) : v;
+    };
+    llvm::SmallVector<llvm::StringRef> lines;
+    log.split(lines, '\n');
+    for (llvm::StringRef line : lines) {
+      if (line.contains("entry function '")) {
+        current = &out[line.drop_front(line.find('\'') + 1)
+                           .take_until([](char c) { return c == '\''; })
+                           .str()];
+        continue;
+      }
+      if (size_t at = line.find("Function properties for ");
+          at != llvm::StringRef::npos) {
+        current = &out[line.drop_front(at + 24).trim().str()];
+        continue;
+      }
+      if (!current)
+        continue;
+      if (int64_t r = numberBefore(line, " registers"); r >= 0)
+        current->registers = r;
+      if (int64_t st = numberBefore(line, " bytes spill stores"); st >= 0)
+        current->spillStores = st;
+      if (int64_t ld = numberBefore(line, " bytes spill loads"); ld >= 0)
+        current->spillLoads = ld;
+    }
+    return out;
+  }
+
+  /// Per-multiprocessor limits of each architecture (the CUDA programming
+  /// guide's compute capability table): registers go to warps in units of
+  /// 256, shared memory keeps 1 KiB per block.
+  std::pair<int64_t, std::string>
+  estimateOccupancy(int64_t threads, int64_t registers,
+                    int64_t sharedBytes) const override {
+    if (registers < 0)
+      return {0, ""};
+    int64_t threadsPerSM = version <= 75 ? 1024
+                           : version == 86 || version == 87 || version == 89
+                               ? 1536
+                               : 2048;
+    int64_t blocksLimit = version <= 75 || version == 86 || version == 87 ? 16
+                          : version == 89                                 ? 24
+                                                                          : 32;
+    int64_t warps = (std::max<int64_t>(threads, 1) + 31) / 32;
+    int64_t perWarp = (std::max<int64_t>(registers, 1) * 32 + 255) / 256 * 256;
+    std::pair<int64_t, std::string> limits[] = {
+        {blocksLimit, "blocks per multiprocessor"},
+        {threadsPerSM / std::max<int64_t>(threads, 1), "threads"},
+        {65536 / (perWarp * warps), "registers"},
+        {sharedBytes > 0 ? (maxSharedBytes() + 1024) / (sharedBytes + 1024)
+                         : blocksLimit,
+         "shared memory"}};
+    return *llvm::min_element(
+        limits, [](auto &a, auto &b) { return a.first < b.first; });
+  }
+
   std::vector<EmitStage> emitStages() const override {
     return {{"ptx", EmitKind::Asm, ".ptx", "PTX (the same as -emit=asm)"},
             {"cubin", EmitKind::DeviceImage, ".cubin", "the cubin of -arch"},

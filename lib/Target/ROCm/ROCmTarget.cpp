@@ -190,6 +190,13 @@ public:
         hasMfma() ? "mfma_f32_16x16x16" : "");
   }
 
+  bool hasPythonBindings() const override { return true; }
+  std::vector<std::string> reportedInstructions() const override {
+    return {"v_mfma",       "v_fma",     "v_fmac",   "global_load",
+            "global_store", "ds_read",   "ds_write", "ds_load",
+            "ds_store",     "s_barrier", "scratch_"};
+  }
+
   std::vector<EmitStage> emitStages() const override {
     return {
         {"isa", EmitKind::Asm, ".s", "AMDGPU assembly (the same as -emit=asm)"},
