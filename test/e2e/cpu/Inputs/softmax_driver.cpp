@@ -1,8 +1,14 @@
-// softmax_driver.cpp: checks examples/softmax.tl, a row-wise softmax.
+// softmax_driver.cpp: checks examples/softmax.tl, a row-wise softmax, or
+// with -DTLC_SOFTMAX_SPLIT the operation of examples/softmax_split.tl (rows
+// split over blocks).
 // Build with -DTLC_T_F16 for a kernel compiled with -D T=f16.
 // SOFTMAX_THREADS=N launches on N threads (default: all hardware threads).
 #include "check.h"
+#ifdef TLC_SOFTMAX_SPLIT
+#include "softmax_split.h"
+#else
 #include "softmax.h"
+#endif
 
 #include <algorithm>
 #include <cstdlib>
@@ -25,15 +31,21 @@ int main() {
     float lo, hi;
     bool increasing;
   };
-  const Case cases[] = {{1, 1, 0, -5, 5, false},    {3, 5, 0, -5, 5, false},
-                        {17, 129, 2, -5, 5, false}, {100, 257, 0, -5, 5, false},
-                        {64, 128, 0, -5, 5, false}, {5, 1000, 1, -5, 5, false},
-                        {257, 3, 0, -5, 5, false},  {7, 300, 0, 80, 100, false},
-                        {9, 200, 0, -8, 8, true}};
-  std::string name = std::string("softmax.") + check::Elem<T>::name;
+  const Case cases[] = {
+      {1, 1, 0, -5, 5, false},    {3, 5, 0, -5, 5, false},
+      {17, 129, 2, -5, 5, false}, {100, 257, 0, -5, 5, false},
+      {64, 128, 0, -5, 5, false}, {5, 1000, 1, -5, 5, false},
+      {257, 3, 0, -5, 5, false},  {7, 300, 0, 80, 100, false},
+      {9, 200, 0, -8, 8, true},   {3, 20000, 3, -5, 5, false},
+      {2, 8192, 0, -5, 5, true},  {4, 9000, 0, 80, 100, false}};
   tlc::LaunchOptions options;
   if (const char *threads = std::getenv("SOFTMAX_THREADS"))
     options.num_threads = std::atoi(threads);
+#ifdef TLC_SOFTMAX_SPLIT
+  const std::string name = std::string("softmax_split.") + check::Elem<T>::name;
+#else
+  const std::string name = std::string("softmax.") + check::Elem<T>::name;
+#endif
   for (const Case &c : cases) {
     const int64_t M = c.M, N = c.N;
     std::string size = check::sizeStr({M, N});
@@ -44,8 +56,13 @@ int main() {
       for (int64_t i = 0; i < M * N; ++i)
         X.set(i, c.lo + (c.hi - c.lo) * float(i % N) / float(N));
     Y.poison();
-    if (!checker.launched(tlc::kernels::softmax(X.view(), Y.view(), options),
-                          name, size))
+#ifdef TLC_SOFTMAX_SPLIT
+    tlc::Status status =
+        tlc::kernels::softmax_split(X.view(), Y.view(), options);
+#else
+    tlc::Status status = tlc::kernels::softmax(X.view(), Y.view(), options);
+#endif
+    if (!checker.launched(status, name, size))
       continue;
     std::vector<double> ref(M * N);
     for (int64_t i = 0; i < M; ++i) {
