@@ -681,8 +681,9 @@ def rowwise_sizes():
             ((128, 32768), 0, False), ((32, 131072), 0, False)]
 
 
-def softmax_cases(cfg, heads):
-    T = heads["softmax"]["argdoc"]["X"]["dtype"]
+def softmax_cases(cfg, heads, name="softmax"):
+    """softmax.tl's kernel, or softmax_split.tl's operation (name)."""
+    T = heads[name]["argdoc"]["X"]["dtype"]
     cases = []
     for (M, N), pad, small in rowwise_sizes():
         def build(ctx, g, M=M, N=N, pad=pad):
@@ -697,10 +698,14 @@ def softmax_cases(cfg, heads):
                                  lambda: torch.softmax(X, -1)},
                         flops=None, bytes=2.0 * M * N * DTYPE_SIZES[T],
                         tol=tol_for(T))
-        label = "softmax %s %dx%d%s" % (T, M, N,
-                                        " strided(+%d)" % pad if pad else "")
-        cases.append(Case("softmax", label, small, build, "memory"))
+        label = "%s %s %dx%d%s" % (name, T, M, N,
+                                   " strided(+%d)" % pad if pad else "")
+        cases.append(Case(name, label, small, build, "memory"))
     return cases
+
+
+def softmax_split_cases(cfg, heads):
+    return softmax_cases(cfg, heads, "softmax_split")
 
 
 def rmsnorm_cases(cfg, heads):
@@ -2118,6 +2123,7 @@ def attention_cases(cfg, heads):
 
 CASES_BY_EXAMPLE = {"gemm.tl": gemm_cases, "linear.tl": linear_cases,
                     "softmax.tl": softmax_cases,
+                    "softmax_split.tl": softmax_split_cases,
                     "rmsnorm.tl": rmsnorm_cases,
                     "layernorm.tl": layernorm_cases,
                     "elementwise.tl": elementwise_cases,
