@@ -13,6 +13,7 @@ packages=(
   libcli11-dev libopenblas-dev
   rocm-device-libs libamdhip64-dev clang-format-22
   spirv-tools mesa-vulkan-drivers libvulkan1 libvulkan-dev # -target=vulkan, lavapipe
+  vulkan-validationlayers # test/e2e/vulkan/validation.test
   libspirv-cross-c-shared-dev # -target=metal (SPIR-V to MSL)
   clang-22 libclang-rt-22-dev # the sanitizer build and fuzz/ (libFuzzer)
 )

@@ -93,6 +93,12 @@ if glob.glob("/usr/lib/*/libvulkan.so.1") and glob.glob(
         "/usr/share/vulkan/icd.d/lvp_icd*.json"):
     config.available_features.add("lavapipe")
 
+# The Khronos validation layer (vulkan-validationlayers): e2e/vulkan/
+# validation.test runs Vulkan stubs under it.
+if "lavapipe" in config.available_features and glob.glob(
+        "/usr/share/vulkan/explicit_layer.d/VkLayer_khronos_validation.json"):
+    config.available_features.add("vulkan-validation")
+
 # Headless Chromium (scripts/install-deps.sh installs it) opens the page of
 # --dump-dir (test/Driver/dump-dir-chromium.test).
 if shutil.which("chromium"):

@@ -97,7 +97,17 @@ struct Library {
   X(vkWaitForFences)                                                           \
   X(vkQueueSubmit)                                                             \
   X(vkCmdUpdateBuffer)                                                         \
-  X(vkCmdPipelineBarrier)
+  X(vkCmdPipelineBarrier)                                                      \
+  X(vkQueueWaitIdle)                                                           \
+  X(vkDestroyPipeline)                                                         \
+  X(vkDestroyPipelineLayout)                                                   \
+  X(vkDestroyDescriptorSetLayout)                                              \
+  X(vkDestroyDescriptorPool)                                                   \
+  X(vkDestroyPipelineCache)                                                    \
+  X(vkDestroyCommandPool)                                                      \
+  X(vkDestroyFence)                                                            \
+  X(vkDestroyDevice)                                                           \
+  X(vkDestroyInstance)
 #define TLC_VK_DECLARE(name) PFN_##name name = nullptr;
   PFN_vkGetInstanceProcAddr vkGetInstanceProcAddr = nullptr;
   /// VK_KHR_push_descriptor's, when the device has it enabled.
@@ -160,6 +170,8 @@ struct ExternalDevice {
   PFN_vkGetInstanceProcAddr getInstanceProcAddr = nullptr;
 };
 
+class Kernel;
+
 /// tlc's Vulkan device: instance, device, queue, the buffer registry.
 struct Context {
   std::string error; // why the context cannot be used; empty when it can
@@ -187,6 +199,10 @@ struct Context {
   std::mutex mutex; // guards the queue, the command buffer and the registry
   std::map<uint64_t, Allocation> allocations; // by base address
   uint64_t nextBase = uint64_t(1) << 40;
+  /// Kernels that made (or tried to make) their pipeline on this device.
+  std::vector<Kernel *> kernels;
+  /// The instance and device are tlc's (not the caller's, useDevice).
+  bool ownsDevice = false;
 
   /// Records `record` into the command buffer, submits and waits.
   template <typename F> VkResult submit(F &&record) {
@@ -429,6 +445,7 @@ inline void createContext(Context &c) {
     c.error = "vkCreateInstance failed: " + describe(r);
     return;
   }
+  c.ownsDevice = true;
 #define TLC_VK_RESOLVE(name) resolve(c, vk.name, #name);
   TLC_VK_FUNCTIONS(TLC_VK_RESOLVE)
 #undef TLC_VK_RESOLVE
@@ -540,54 +557,55 @@ inline void createContext(Context &c) {
   makeCommands(c);
 }
 
-/// The device useDevice gave, until the context is made.
-struct Adoption {
+/// The context, made at the first use, and the device useDevice gave for
+/// it.
+struct Holder {
   std::mutex mutex;
-  bool made = false; // the context exists: too late to adopt
+  Context *context = nullptr;
   bool given = false;
   ExternalDevice device;
 };
-inline Adoption &adoption() {
-  static Adoption a;
-  return a;
+inline Holder &holder() {
+  static Holder h;
+  return h;
 }
 
 } // namespace detail
 
-/// tlc's Vulkan context, made at the first use (never destroyed: kernels
-/// may run until the program exits).
+/// tlc's Vulkan context, made at the first use. It lives until
+/// releaseDevice() (kernels may run until the program exits).
 inline Context &context() {
-  static Context *c = [] {
+  detail::Holder &h = detail::holder();
+  std::lock_guard<std::mutex> lock(h.mutex);
+  if (!h.context) {
     auto *made = new Context;
-    detail::Adoption &a = detail::adoption();
-    std::lock_guard<std::mutex> lock(a.mutex);
-    a.made = true;
     try {
-      if (a.given)
-        detail::adoptDevice(*made, a.device);
+      if (h.given)
+        detail::adoptDevice(*made, h.device);
       else
         detail::createContext(*made);
     } catch (...) {
       made->error = "out of memory while creating the Vulkan context";
     }
-    return made;
-  }();
-  return *c;
+    h.context = made;
+  }
+  return *h.context;
 }
 
 /// Makes tlc run on the caller's device and queue (ExternalDevice) rather
 /// than its own. Call it before any other use of tlc::vulkan (allocate,
-/// a launch); later calls fail. tlc still allocates its own buffers,
-/// command pool and pipelines on that device.
+/// a launch), or after releaseDevice(); other calls fail. tlc still
+/// allocates its own buffers, command pool and pipelines on that device
+/// (releaseDevice() destroys them).
 inline Status useDevice(const ExternalDevice &device) {
-  detail::Adoption &a = detail::adoption();
-  std::lock_guard<std::mutex> lock(a.mutex);
-  if (a.made)
+  detail::Holder &h = detail::holder();
+  std::lock_guard<std::mutex> lock(h.mutex);
+  if (h.context)
     return runtime::invalidArgument(
         "vulkan: useDevice must come before the first use of tlc::vulkan "
-        "(its context exists already)");
-  a.device = device;
-  a.given = true;
+        "(its context exists already; releaseDevice() ends it)");
+  h.device = device;
+  h.given = true;
   return Status{};
 }
 
@@ -949,8 +967,36 @@ private:
     if (tried)
       return made;
     tried = true;
+    c.kernels.push_back(this);
     made = makePipeline(kernel, c);
     return made;
+  }
+
+  friend Status releaseDevice();
+  /// Destroys what makePipeline made on `c`'s device; the next launch
+  /// makes it again.
+  void destroy(Context &c) {
+    Library &vk = c.vk;
+    if (pipeline)
+      vk.vkDestroyPipeline(c.device, pipeline, nullptr);
+    if (layout)
+      vk.vkDestroyPipelineLayout(c.device, layout, nullptr);
+    if (setLayout)
+      vk.vkDestroyDescriptorSetLayout(c.device, setLayout, nullptr);
+    if (pool)
+      vk.vkDestroyDescriptorPool(c.device, pool, nullptr);
+    if (params.buffer)
+      vk.vkDestroyBuffer(c.device, params.buffer, nullptr);
+    if (params.memory)
+      vk.vkFreeMemory(c.device, params.memory, nullptr);
+    pipeline = VK_NULL_HANDLE;
+    layout = VK_NULL_HANDLE;
+    setLayout = VK_NULL_HANDLE;
+    pool = VK_NULL_HANDLE;
+    params = Allocation{};
+    pushed = false;
+    made = Status{};
+    tried = false;
   }
 
   Status makePipeline(const char *kernel, Context &c) {
@@ -1066,6 +1112,63 @@ private:
     return Status{};
   }
 };
+
+/// Ends tlc's use of the Vulkan device: waits until its queue is idle, then
+/// destroys every object tlc made there (the buffers of allocate(), which
+/// may no longer be used, the kernels' pipelines, its command pool, fence
+/// and pipeline cache, saved first) and, when the device is tlc's own,
+/// the device and its instance. A caller's device (useDevice) is left to
+/// the caller, who may destroy it afterwards. The next use of tlc::vulkan
+/// makes a new context (on a device of a new useDevice call, or its own).
+/// No other tlc::vulkan call may run while it does.
+inline Status releaseDevice() {
+  detail::Holder &h = detail::holder();
+  std::lock_guard<std::mutex> lock(h.mutex);
+  Context *c = h.context;
+  h.context = nullptr;
+  h.given = false;
+  if (!c)
+    return Status{};
+  Status status;
+  Library &vk = c->vk;
+  bool resolved = true; // (a context that failed early may lack some)
+#define TLC_VK_CHECK(name) resolved = resolved && vk.name;
+  TLC_VK_FUNCTIONS(TLC_VK_CHECK)
+#undef TLC_VK_CHECK
+  if (c->device && resolved) {
+    if (c->queue) {
+      VkResult r = vk.vkQueueWaitIdle(c->queue);
+      if (r != VK_SUCCESS)
+        status =
+            Status{TLC_ERR_RUNTIME,
+                   "vulkan: releaseDevice: waiting for the queue failed: " +
+                       describe(r)};
+    }
+    for (Kernel *kernel : c->kernels)
+      kernel->destroy(*c);
+    for (auto &[base, a] : c->allocations) {
+      vk.vkDestroyBuffer(c->device, a.buffer, nullptr);
+      vk.vkFreeMemory(c->device, a.memory, nullptr);
+    }
+    if (c->pipelineCache) {
+      detail::savePipelineCache(*c);
+      vk.vkDestroyPipelineCache(c->device, c->pipelineCache, nullptr);
+    }
+    if (c->fence)
+      vk.vkDestroyFence(c->device, c->fence, nullptr);
+    if (c->commandPool) // frees its command buffer too
+      vk.vkDestroyCommandPool(c->device, c->commandPool, nullptr);
+    if (c->ownsDevice)
+      vk.vkDestroyDevice(c->device, nullptr);
+  }
+  if (c->ownsDevice && c->instance && vk.vkDestroyInstance &&
+      (!c->device || resolved))
+    vk.vkDestroyInstance(c->instance, nullptr);
+  if (vk.handle)
+    dlclose(vk.handle);
+  delete c;
+  return status;
+}
 
 /// The scratch of an operation: memory of allocate(), released when the
 /// operation returns (its kernels, launched synchronously, are done).

@@ -88,6 +88,9 @@ struct CompiledModule {
   /// Kernels whose function has another name in the shipped code (Metal:
   /// SPIRV-Cross makes doubled underscores single): entry -> that name.
   llvm::StringMap<std::string> functionNames;
+  /// Kernels shipped in a binary of their own, which their stubs embed
+  /// instead of `bytes` (Vulkan: one SPIR-V module per kernel).
+  llvm::StringMap<std::string> entryBinaries;
 };
 
 /// The push-constant words of `entry` (nullptr: not known).

@@ -18,7 +18,6 @@
 
 #include "mlir/Dialect/SPIRV/IR/SPIRVOps.h"
 #include "mlir/IR/SymbolTable.h"
-#include "mlir/Target/SPIRV/Serialization.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/raw_ostream.h"
@@ -56,42 +55,6 @@ std::vector<EntryPoint> entryPoints(mlir::spirv::ModuleOp module) {
     entries.push_back(e);
   }
   return entries;
-}
-
-/// A copy of `module` with only the entry point `entry`: SPIRV-Cross
-/// declares every workgroup variable of the module in each kernel it
-/// translates, which would add the other kernels' threadgroup memory to
-/// this one's.
-mlir::OwningOpRef<mlir::spirv::ModuleOp>
-moduleOfEntry(mlir::spirv::ModuleOp module, llvm::StringRef entry) {
-  mlir::OwningOpRef<mlir::spirv::ModuleOp> copy = module.clone();
-  llvm::SmallVector<mlir::Operation *> others;
-  for (mlir::Operation &op : copy->getBody()->getOperations()) {
-    if (auto point = llvm::dyn_cast<mlir::spirv::EntryPointOp>(op)) {
-      if (point.getFn() != entry)
-        others.push_back(&op);
-    } else if (auto mode = llvm::dyn_cast<mlir::spirv::ExecutionModeOp>(op)) {
-      if (mode.getFn() != entry)
-        others.push_back(&op);
-    }
-  }
-  for (mlir::Operation *op : others)
-    op->erase();
-  // Then whatever nothing uses any more: the other kernels, then their
-  // globals (the functions first: they use the globals).
-  for (bool functions : {true, false}) {
-    llvm::SmallVector<mlir::Operation *> unused;
-    for (mlir::Operation &op : copy->getBody()->getOperations()) {
-      bool isFunction = llvm::isa<mlir::spirv::FuncOp>(op);
-      bool isGlobal = llvm::isa<mlir::spirv::GlobalVariableOp>(op);
-      if ((functions ? isFunction : isGlobal) &&
-          mlir::SymbolTable::symbolKnownUseEmpty(&op, copy->getOperation()))
-        unused.push_back(&op);
-    }
-    for (mlir::Operation *op : unused)
-      op->erase();
-  }
-  return copy;
 }
 
 /// SPIRV-Cross 1.3.239 (Debian 12) spells a float atomic add
@@ -227,10 +190,10 @@ protected:
           "// compile one with -DTLC_KERNEL_<entry point> (the stubs do, at "
           "the first launch).\n";
     for (const EntryPoint &entry : entryPoints(module)) {
-      mlir::OwningOpRef<mlir::spirv::ModuleOp> own =
-          moduleOfEntry(module, entry.name);
+      // SPIRV-Cross declares every workgroup variable of the module in
+      // each kernel it translates: one module per kernel.
       llvm::SmallVector<uint32_t, 0> words;
-      if (mlir::failed(mlir::spirv::serialize(*own, words))) {
+      if (!serializeEntry(module, entry.name, words)) {
         error.diagnosed = true;
         return false;
       }

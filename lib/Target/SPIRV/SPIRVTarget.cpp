@@ -18,6 +18,7 @@
 
 #include "mlir/Dialect/SPIRV/IR/SPIRVOps.h"
 #include "mlir/Dialect/SPIRV/Transforms/Passes.h"
+#include "mlir/IR/SymbolTable.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/SPIRV/Serialization.h"
 #include "mlir/Transforms/Passes.h"
@@ -48,6 +49,42 @@ void finishModule(mlir::spirv::ModuleOp module) {
 }
 
 } // namespace
+
+bool tlc::serializeEntry(mlir::spirv::ModuleOp module, llvm::StringRef entry,
+                         llvm::SmallVectorImpl<uint32_t> &words) {
+  mlir::OwningOpRef<mlir::spirv::ModuleOp> copy = module.clone();
+  llvm::SmallVector<mlir::Operation *> others;
+  for (mlir::Operation &op : copy->getBody()->getOperations()) {
+    if (auto point = llvm::dyn_cast<mlir::spirv::EntryPointOp>(op)) {
+      if (point.getFn() != entry)
+        others.push_back(&op);
+    } else if (auto mode = llvm::dyn_cast<mlir::spirv::ExecutionModeOp>(op)) {
+      if (mode.getFn() != entry)
+        others.push_back(&op);
+    }
+  }
+  for (mlir::Operation *op : others)
+    op->erase();
+  // Then whatever nothing uses any more: the other kernels, then their
+  // globals (the functions first: they use the globals).
+  for (bool functions : {true, false}) {
+    llvm::SmallVector<mlir::Operation *> unused;
+    for (mlir::Operation &op : copy->getBody()->getOperations()) {
+      bool isFunction = llvm::isa<mlir::spirv::FuncOp>(op);
+      bool isGlobal = llvm::isa<mlir::spirv::GlobalVariableOp>(op);
+      if ((functions ? isFunction : isGlobal) &&
+          mlir::SymbolTable::symbolKnownUseEmpty(&op, copy->getOperation()))
+        unused.push_back(&op);
+    }
+    for (mlir::Operation *op : unused)
+      op->erase();
+  }
+  llvm::SmallVector<uint32_t, 0> binary;
+  if (mlir::failed(mlir::spirv::serialize(*copy, binary)))
+    return false;
+  words.assign(binary.begin(), binary.end());
+  return true;
+}
 
 std::string SPIRVBasedTarget::archHelp() const {
   std::string help;
@@ -161,13 +198,23 @@ void SPIRVBasedTarget::emitStub(const KernelSignature &kernel,
                                 const StubPlacement &placement,
                                 std::string &header,
                                 std::string &source) const {
-  bool needsBinary = !placement.binaryEmbedded && !placement.dispatch;
-  GpuKernelInfo info{kernel, tile::kernelEntryName(kernel.name), kernel.threads,
-                     0,
-                     needsBinary ? std::vector<uint8_t>(compiled.bytes.begin(),
-                                                        compiled.bytes.end())
-                                 : std::vector<uint8_t>()};
-  StubFiles files = emitShaderStub(info, placement, compiled);
+  std::string entry = tile::kernelEntryName(kernel.name);
+  // A kernel with a module of its own embeds that (each variant of a tuned
+  // kernel its own), else the whole module (variants share it).
+  auto own = compiled.entryBinaries.find(entry);
+  StubPlacement where = placement;
+  if (own != compiled.entryBinaries.end() && !placement.dispatch) {
+    where.binaryName.clear();
+    where.binaryEmbedded = false;
+  }
+  const std::string &binary =
+      own != compiled.entryBinaries.end() ? own->second : compiled.bytes;
+  bool needsBinary = !where.binaryEmbedded && !where.dispatch;
+  GpuKernelInfo info{kernel, entry, kernel.threads, 0,
+                     needsBinary
+                         ? std::vector<uint8_t>(binary.begin(), binary.end())
+                         : std::vector<uint8_t>()};
+  StubFiles files = emitShaderStub(info, where, compiled);
   header = std::move(files.header);
   source = std::move(files.source);
 }

@@ -14,6 +14,7 @@
 #include "mlir/Dialect/SPIRV/IR/SPIRVOps.h"
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallVector.h"
 
 namespace tlc {
 
@@ -24,6 +25,13 @@ struct ShaderProfile {
   int64_t workgroupBytes;
   const char *devices;
 };
+
+/// The binary of a copy of `module` that holds only the kernel `entry` and
+/// what it uses: a driver (or SPIRV-Cross) may count every workgroup
+/// variable of a module against each of its kernels. False after MLIR's
+/// serializer reported an error.
+bool serializeEntry(mlir::spirv::ModuleOp module, llvm::StringRef entry,
+                    llvm::SmallVectorImpl<uint32_t> &words);
 
 /// The part of compile() that SPIR-V targets share: the tile-to-gpu
 /// pipeline with the target's #tile.target, the SPIR-V passes, the

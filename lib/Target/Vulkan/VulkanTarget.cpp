@@ -12,6 +12,8 @@
 #include "VulkanTarget.h"
 #include "../SPIRV/SPIRVTarget.h"
 
+#include "mlir/Dialect/SPIRV/IR/SPIRVOps.h"
+
 #include "llvm/Support/raw_ostream.h"
 
 using namespace tlc;
@@ -50,10 +52,23 @@ protected:
                           compiled.paramsBuffers.contains(info.entryName));
   }
 
-  bool finish(mlir::spirv::ModuleOp, llvm::ArrayRef<uint32_t> words,
-              CompiledModule &compiled, CompileError &) const override {
+  /// -emit=spirv writes the whole module; the stubs embed one module per
+  /// kernel: a driver may size a pipeline's workgroup memory from every
+  /// variable of its module (and the validation layer does, VUID 06530).
+  bool finish(mlir::spirv::ModuleOp module, llvm::ArrayRef<uint32_t> words,
+              CompiledModule &compiled, CompileError &error) const override {
     compiled.bytes.append(reinterpret_cast<const char *>(words.data()),
                           words.size() * sizeof(uint32_t));
+    for (auto point : module.getOps<mlir::spirv::EntryPointOp>()) {
+      llvm::SmallVector<uint32_t, 0> own;
+      if (!serializeEntry(module, point.getFn(), own)) {
+        error.diagnosed = true;
+        return false;
+      }
+      compiled.entryBinaries[point.getFn()] =
+          std::string(reinterpret_cast<const char *>(own.data()),
+                      own.size() * sizeof(uint32_t));
+    }
     return true;
   }
 };

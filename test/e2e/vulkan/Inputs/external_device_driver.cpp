@@ -2,7 +2,11 @@
 // device hands them to tlc (tlc::vulkan::useDevice) and runs the softmax
 // stub there; the result is checked against a CPU softmax on random data
 // with a ragged row length. A second useDevice, after the first use, is
-// refused.
+// refused. tlc::vulkan::releaseDevice() then destroys what tlc made on the
+// device, so the program can destroy it; useDevice works again after it,
+// and tlc's own device (no useDevice) is released the same way. Last, a
+// device is destroyed while tlc still has a buffer on it: the Khronos
+// validation layer, when the test loads it, must report that.
 //
 // The program calls Vulkan itself: it includes <vulkan/vulkan.h> before
 // tlc_vulkan.h, which otherwise declares no prototypes (VK_NO_PROTOTYPES).
@@ -20,6 +24,63 @@
 static int fail(const char *what, VkResult r) {
   std::printf("FAIL %s: %d\n", what, r);
   return 1;
+}
+
+/// A device with one queue of a compute family of `physical`.
+static VkDevice makeDevice(VkPhysicalDevice physical, uint32_t &family,
+                           VkQueue &queue) {
+  uint32_t families = 0;
+  vkGetPhysicalDeviceQueueFamilyProperties(physical, &families, nullptr);
+  std::vector<VkQueueFamilyProperties> props(families);
+  vkGetPhysicalDeviceQueueFamilyProperties(physical, &families, props.data());
+  family = 0;
+  while (family < families &&
+         !(props[family].queueFlags & VK_QUEUE_COMPUTE_BIT))
+    ++family;
+  float priority = 1.0f;
+  VkDeviceQueueCreateInfo queueInfo{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
+  queueInfo.queueFamilyIndex = family;
+  queueInfo.queueCount = 1;
+  queueInfo.pQueuePriorities = &priority;
+  VkDeviceCreateInfo deviceInfo{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
+  deviceInfo.queueCreateInfoCount = 1;
+  deviceInfo.pQueueCreateInfos = &queueInfo;
+  VkDevice device = VK_NULL_HANDLE;
+  if (vkCreateDevice(physical, &deviceInfo, nullptr, &device) != VK_SUCCESS)
+    return VK_NULL_HANDLE;
+  vkGetDeviceQueue(device, family, 0, &queue);
+  return device;
+}
+
+/// Runs the softmax stub on 5 x 77 random rows; prints PASS or FAIL with
+/// `label`.
+static bool runSoftmax(const char *label) {
+  const int64_t M = 5, N = 77;
+  std::vector<float> x(M * N), y(M * N), ref(M * N);
+  srand(7);
+  for (float &v : x)
+    v = float(rand()) / RAND_MAX * 8.0f - 4.0f;
+  softmaxRows(x, ref, M, N);
+  void *dx = nullptr, *dy = nullptr;
+  tlc::Status s;
+  if (!(s = tlc::vulkan::allocate(x.size() * 4, dx)).ok() ||
+      !(s = tlc::vulkan::allocate(y.size() * 4, dy)).ok() ||
+      !(s = tlc::vulkan::upload(dx, x.data(), x.size() * 4)).ok() ||
+      !(s = tlc::kernels::softmax(tlc::makeTensor(dx, TLC_F32, {M, N}),
+                                  tlc::makeTensor(dy, TLC_F32, {M, N})))
+           .ok() ||
+      !(s = tlc::vulkan::download(y.data(), dy, y.size() * 4)).ok()) {
+    std::printf("FAIL %s: %s\n", label, s.message.c_str());
+    return false;
+  }
+  double err = 0;
+  for (size_t i = 0; i < y.size(); ++i)
+    err = std::fmax(err, std::fabs(double(y[i]) - ref[i]));
+  std::printf("%s %s: max err %.2g\n", err < 1e-5 ? "PASS" : "FAIL", label,
+              err);
+  // dy stays allocated: releaseDevice() frees it.
+  tlc::vulkan::release(dx);
+  return err < 1e-5;
 }
 
 int main() {
@@ -105,5 +166,54 @@ int main() {
   vkDestroyCommandPool(device, pool, nullptr);
   tlc::vulkan::release(dx);
   tlc::vulkan::release(dy);
+
+  // tlc lets go of the device (pipelines, pool, fence, pipeline cache);
+  // the program destroys it.
+  s = tlc::vulkan::releaseDevice();
+  std::printf("RELEASE: status=%d\n", s.code);
+  vkDestroyDevice(device, nullptr);
+  std::printf("DESTROYED the first device\n");
+
+  // useDevice again, on a second device of the program.
+  uint32_t family2 = 0;
+  VkQueue queue2;
+  VkDevice device2 = makeDevice(physical, family2, queue2);
+  mine.device = device2;
+  mine.queue = queue2;
+  mine.queueFamily = family2;
+  s = tlc::vulkan::useDevice(mine);
+  std::printf("USE AGAIN: status=%d\n", s.code);
+  runSoftmax(tlc::vulkan::context().device == device2
+                 ? "softmax on the second device"
+                 : "softmax on another device than the second");
+  s = tlc::vulkan::releaseDevice();
+  vkDestroyDevice(device2, nullptr);
+  std::printf("RELEASE AGAIN: status=%d\n", s.code);
+
+  // No useDevice: tlc makes its own instance and device, and destroys
+  // them on release.
+  runSoftmax(tlc::vulkan::context().ownsDevice
+                 ? "softmax on tlc's own device"
+                 : "softmax on a caller's device");
+  s = tlc::vulkan::releaseDevice();
+  std::printf("RELEASE OWN: status=%d\n", s.code);
+
+  // A device destroyed while tlc still has a buffer on it (no release):
+  // the validation layer reports the buffer and its memory.
+  uint32_t family3 = 0;
+  VkQueue queue3;
+  VkDevice device3 = makeDevice(physical, family3, queue3);
+  mine.device = device3;
+  mine.queue = queue3;
+  mine.queueFamily = family3;
+  void *kept = nullptr;
+  if (!(s = tlc::vulkan::useDevice(mine)).ok() ||
+      !(s = tlc::vulkan::allocate(256, kept)).ok())
+    std::printf("FAIL leak setup: %s\n", s.message.c_str());
+  std::fflush(stdout);
+  std::printf("LEAK: destroying a device tlc still uses\n");
+  std::fflush(stdout);
+  vkDestroyDevice(device3, nullptr);
+  std::printf("END\n");
   return 0;
 }
