@@ -322,17 +322,31 @@ private:
       end(d.range.Start);
       printParams(o.params, depth + 1);
       printArgs(o.args, depth + 1);
-      for (const OperationStep &step : o.steps) {
-        if (step.scratch) {
-          line(depth + 1) << "Scratch " << step.scratch->name << ": "
-                          << typeText(step.scratch->type);
-          end(step.scratch->range.Start);
-        } else {
-          printExpr(*step.launch, depth + 1);
-        }
-      }
+      printSteps(o.steps, depth + 1);
       return;
     }
+    }
+  }
+
+  void printSteps(const std::vector<OperationStep> &steps, unsigned depth) {
+    for (const OperationStep &step : steps) {
+      if (step.scratch) {
+        line(depth) << "Scratch " << step.scratch->name << ": "
+                    << typeText(step.scratch->type);
+        end(step.scratch->range.Start);
+      } else if (step.branch) {
+        line(depth) << "OperationIf";
+        end(step.branch->range.Start);
+        printExpr(*step.branch->cond, depth + 1);
+        line(depth + 1) << "Then\n";
+        printSteps(step.branch->thenSteps, depth + 2);
+        if (!step.branch->elseSteps.empty()) {
+          line(depth + 1) << "Else\n";
+          printSteps(step.branch->elseSteps, depth + 2);
+        }
+      } else {
+        printExpr(*step.launch, depth);
+      }
     }
   }
 

@@ -299,6 +299,11 @@ private:
   DeclPtr parseImport();
   DeclPtr parseKernel();
   DeclPtr parseOperation();
+  /// The steps of an operation's body or of an `if` branch, up to and
+  /// including the closing brace.
+  bool parseOperationSteps(std::vector<OperationStep> &steps,
+                           const std::string &opName, bool topLevel);
+  bool parseOperationIf(OperationStep &step, const std::string &opName);
   bool parseScratch(ScratchDecl &scratch);
   DeclPtr parseFn();
   bool parseParams(std::vector<ParamDecl> &params);
@@ -462,44 +467,79 @@ DeclPtr Parser::parseOperation() {
     return nullptr;
   if (!expect(TokKind::LBrace, "expected '{' after the operation's arguments"))
     return nullptr;
+  if (!parseOperationSteps(op->steps, op->name, /*topLevel=*/true))
+    return nullptr;
+  op->range = rangeFrom(start);
+  return op;
+}
+
+bool Parser::parseOperationSteps(std::vector<OperationStep> &steps,
+                                 const std::string &opName, bool topLevel) {
   while (!consumeIf(TokKind::RBrace)) {
-    if (tok.is(TokKind::Eof)) {
-      errorHere("expected '}' at the end of operation '" + op->name + "'");
-      return nullptr;
-    }
+    if (tok.is(TokKind::Eof))
+      return errorHere("expected '}' at the end of " +
+                       std::string(topLevel ? "operation '" + opName + "'"
+                                            : "the 'if' branch"));
     OperationStep step;
     // `scratch` is a word only here, not a keyword.
     if (tok.is(TokKind::Ident) && tok.spelling == "scratch" &&
         peek().is(TokKind::Ident)) {
+      if (!topLevel)
+        return error(tok.loc(),
+                     "scratch tensors are declared outside 'if' (the stub "
+                     "allocates them before any launch)",
+                     tok.range);
       step.scratch.emplace();
       if (!parseScratch(*step.scratch))
-        return nullptr;
+        return false;
+    } else if (tok.is(TokKind::KwIf)) {
+      if (!parseOperationIf(step, opName))
+        return false;
     } else {
+      const char *what =
+          "an operation declares scratch tensors ('scratch NAME: "
+          "DTYPE[...];'), launches kernels ('kernel_name(arguments);') and "
+          "picks launches with 'if', nothing else";
       ExprPtr e = startsExpr(tok.kind) ? parseExpr() : nullptr;
       if (!e && !startsExpr(tok.kind))
-        error(tok.loc(),
-              "an operation declares scratch tensors ('scratch NAME: "
-              "DTYPE[...];') and launches kernels ('kernel_name(arguments);'), "
-              "nothing else",
-              tok.range);
+        error(tok.loc(), what, tok.range);
       if (!e)
-        return nullptr;
-      if (e->kind != ExprKind::Call) {
-        error(e->range.Start,
-              "an operation declares scratch tensors ('scratch NAME: "
-              "DTYPE[...];') and launches kernels ('kernel_name(arguments);'), "
-              "nothing else",
-              e->range);
-        return nullptr;
-      }
+        return false;
+      if (e->kind != ExprKind::Call)
+        return error(e->range.Start, what, e->range);
       step.launch.reset(static_cast<CallExpr *>(e.release()));
       if (!expectSemi("kernel launch"))
-        return nullptr;
+        return false;
     }
-    op->steps.push_back(std::move(step));
+    steps.push_back(std::move(step));
   }
-  op->range = rangeFrom(start);
-  return op;
+  return true;
+}
+
+bool Parser::parseOperationIf(OperationStep &step, const std::string &opName) {
+  SMLoc start = tok.loc();
+  consume();
+  auto branch = std::make_unique<OperationIf>();
+  if (!(branch->cond = parseExpr()))
+    return false;
+  if (!expect(TokKind::LBrace, "expected '{' after the condition") ||
+      !parseOperationSteps(branch->thenSteps, opName, /*topLevel=*/false))
+    return false;
+  if (consumeIf(TokKind::KwElse)) {
+    if (tok.is(TokKind::KwIf)) {
+      OperationStep nested;
+      if (!parseOperationIf(nested, opName))
+        return false;
+      branch->elseSteps.push_back(std::move(nested));
+    } else if (!expect(TokKind::LBrace, "expected '{' or 'if' after 'else'") ||
+               !parseOperationSteps(branch->elseSteps, opName,
+                                    /*topLevel=*/false)) {
+      return false;
+    }
+  }
+  branch->range = rangeFrom(start);
+  step.branch = std::move(branch);
+  return true;
 }
 
 bool Parser::parseScratch(ScratchDecl &scratch) {

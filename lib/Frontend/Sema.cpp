@@ -1,6 +1,8 @@
 //===- Sema.cpp - Scopes, types, kernels and the program ------------------===//
 #include "SemaImpl.h"
 
+#include <functional>
+
 using namespace tlc;
 using namespace tlc::sema;
 
@@ -735,6 +737,25 @@ void Sema::Impl::bindSymDim(KernelInfo &info, NameExpr *n, unsigned arg,
 
 //===--- Operations -------------------------------------------------------===//
 
+/// Calls fn on every launch of `steps`, in `if` branches too.
+static void forEachLaunch(std::vector<OperationStep> &steps,
+                          const std::function<void(CallExpr *)> &fn) {
+  for (OperationStep &step : steps) {
+    if (step.launch)
+      fn(step.launch.get());
+    if (step.branch) {
+      forEachLaunch(step.branch->thenSteps, fn);
+      forEachLaunch(step.branch->elseSteps, fn);
+    }
+  }
+}
+
+static bool anyLaunch(std::vector<OperationStep> &steps) {
+  bool found = false;
+  forEachLaunch(steps, [&](CallExpr *) { found = true; });
+  return found;
+}
+
 /// The first part of `e` that only exists on the device (an element of a
 /// tensor, a tensor, a tile fn call), or null.
 static const Expr *deviceOnlyPart(const Expr *e) {
@@ -855,6 +876,7 @@ void Sema::Impl::checkLaunch(OperationInfo &info, CallExpr *call) {
   OperationLaunch launch;
   launch.kernel = callee;
   launch.call = call;
+  launch.guards = launchGuards;
   for (size_t i = 0; i < call->args.size(); ++i) {
     Expr *a = call->args[i].get();
     const Symbol *param = callee->args[i];
@@ -932,22 +954,41 @@ void Sema::Impl::checkOperation(OperationDecl *o) {
   for (size_t i = 0; i < o->args.size(); ++i)
     checkKernelArg(signature, o->args[i], i);
   checkDimExpressions(signature, o->args);
-  for (OperationStep &step : o->steps) {
-    if (step.scratch)
-      checkScratch(info, *step.scratch);
-    else
-      checkLaunch(info, step.launch.get());
-  }
+  std::vector<std::pair<const Expr *, bool>> guards;
+  checkOperationSteps(info, o->steps, guards);
   for (size_t j = 0; j < info.scratch.size(); ++j)
     if (!usedScratch.count(info.scratch[j]->symbol))
       diags.warning(info.scratch[j]->range.Start,
                     "scratch tensor '" + info.scratch[j]->name +
                         "' is not passed to any kernel");
-  if (llvm::none_of(o->steps, [](const OperationStep &step) {
-        return step.launch != nullptr;
-      }))
+  if (!anyLaunch(o->steps))
     diags.error(o->nameRange, "operation '" + o->name + "' launches no kernel");
   kernel = nullptr;
+}
+
+void Sema::Impl::checkOperationSteps(
+    OperationInfo &info, std::vector<OperationStep> &steps,
+    std::vector<std::pair<const Expr *, bool>> &guards) {
+  for (OperationStep &step : steps) {
+    if (step.scratch) {
+      checkScratch(info, *step.scratch);
+    } else if (step.launch) {
+      launchGuards = guards;
+      checkLaunch(info, step.launch.get());
+    } else if (OperationIf *branch = step.branch.get()) {
+      Expr *cond = branch->cond.get();
+      if (checkHostExpr(cond, "the condition of an operation's 'if'") &&
+          !cond->type.isBool())
+        diags.error(cond->range, "the condition of an operation's 'if' is a "
+                                 "bool, got " +
+                                     cond->type.str());
+      guards.push_back({cond, true});
+      checkOperationSteps(info, branch->thenSteps, guards);
+      guards.back().second = false;
+      checkOperationSteps(info, branch->elseSteps, guards);
+      guards.pop_back();
+    }
+  }
 }
 
 bool Sema::Impl::check(Program &program) {
@@ -1005,9 +1046,8 @@ bool Sema::Impl::check(Program &program) {
     // move the checked kernels.
     for (DeclPtr &d : program.modules[0]->decls)
       if (d->kind == DeclKind::Operation)
-        for (OperationStep &step : static_cast<OperationDecl *>(d.get())->steps)
-          if (step.launch)
-            launchedKernel(step.launch->callee);
+        forEachLaunch(static_cast<OperationDecl *>(d.get())->steps,
+                      [&](CallExpr *call) { launchedKernel(call->callee); });
     for (DeclPtr &d : program.modules[0]->decls) {
       if (d->kind != DeclKind::Operation)
         continue;

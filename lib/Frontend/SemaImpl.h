@@ -366,6 +366,13 @@ struct Sema::Impl {
   bool checkHostExpr(Expr *e, const char *what);
   void checkScratch(OperationInfo &info, ScratchDecl &scratch);
   void checkLaunch(OperationInfo &info, CallExpr *call);
+  /// Checks `steps` (a body or an `if` branch) under the conditions
+  /// `guards`.
+  void checkOperationSteps(OperationInfo &info,
+                           std::vector<OperationStep> &steps,
+                           std::vector<std::pair<const Expr *, bool>> &guards);
+  /// The `if` conditions of the launch being checked.
+  std::vector<std::pair<const Expr *, bool>> launchGuards;
 
   //===--- Program ------------------------------------------------------===//
 

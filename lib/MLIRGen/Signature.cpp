@@ -178,6 +178,30 @@ OperationSignature tlc::buildOperationSignature(const OperationInfo &op) {
   for (const OperationLaunch &l : op.launches) {
     KernelLaunch launch;
     launch.kernel = l.kernel->name;
+    // The conjunction of its `if` conditions (negated in else branches).
+    for (const auto &[cond, branch] : l.guards) {
+      GridExpr term = convertGrid(cond, op.signature);
+      if (!branch) {
+        GridExpr negated;
+        negated.kind = GridExpr::Unary;
+        negated.type = HostKind::Bool;
+        negated.op = "!";
+        negated.operands.push_back(std::move(term));
+        term = std::move(negated);
+      }
+      if (!launch.when) {
+        launch.when = std::move(term);
+        continue;
+      }
+      GridExpr both;
+      both.kind = GridExpr::Binary;
+      both.type = HostKind::Bool;
+      both.operandKind = HostKind::Bool;
+      both.op = "&&";
+      both.operands.push_back(std::move(*launch.when));
+      both.operands.push_back(std::move(term));
+      launch.when = std::move(both);
+    }
     for (size_t i = 0; i < l.args.size(); ++i) {
       const LaunchArg &a = l.args[i];
       LaunchArgument arg;

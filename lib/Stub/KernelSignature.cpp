@@ -459,10 +459,11 @@ DictionaryAttr OperationSignature::toAttr(MLIRContext *ctx) const {
         d.setInt("index", a.index);
       argAttrs.push_back(d.get());
     }
-    launchAttrs.push_back(Dict(ctx)
-                              .setStr("kernel", l.kernel)
-                              .set("args", b.getArrayAttr(argAttrs))
-                              .get());
+    Dict launch(ctx);
+    launch.setStr("kernel", l.kernel).set("args", b.getArrayAttr(argAttrs));
+    if (l.when)
+      launch.set("when", exprToAttr(ctx, *l.when));
+    launchAttrs.push_back(launch.get());
   }
   return Dict(ctx)
       .set("signature", signature.toAttr(ctx))
@@ -506,6 +507,12 @@ OperationSignature::fromAttr(DictionaryAttr attr) {
       return std::nullopt;
     KernelLaunch l;
     l.kernel = *kernel;
+    if (auto when = d.getAs<DictionaryAttr>("when")) {
+      auto cond = exprFromAttr(when);
+      if (!cond)
+        return std::nullopt;
+      l.when = std::move(*cond);
+    }
     for (Attribute x : args) {
       auto ad = llvm::dyn_cast<DictionaryAttr>(x);
       auto kindName = getStr(ad, "kind");

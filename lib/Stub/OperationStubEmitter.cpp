@@ -90,7 +90,9 @@ private:
       for (const ScratchTensor &t : op.scratch)
         shapes.push_back(shapeList(t));
       std::vector<std::vector<std::string>> scalars;
+      std::vector<std::string> conditions;
       for (const KernelLaunch &l : op.launches) {
+        conditions.push_back(l.when ? print(*l.when) : std::string());
         scalars.emplace_back();
         for (const LaunchArgument &a : l.args)
           scalars.back().push_back(a.kind == LaunchArgument::Scalar
@@ -106,15 +108,30 @@ private:
       for (const auto &list : scalars)
         for (const std::string &text : list)
           checked |= StringRef(text).contains("tlc_grid_failed");
+      for (const std::string &text : conditions)
+        checked |= StringRef(text).contains("tlc_grid_failed");
       if (checked)
         os << "    bool tlc_grid_failed = false;\n";
+      // The `if` conditions, each launch's once, before anything runs
+      // (&& evaluates an else-if's condition only when the ones before it
+      // failed), then the scalar arguments of the launches that will run.
+      for (size_t l = 0; l < op.launches.size(); ++l)
+        if (!conditions[l].empty())
+          os << "    const bool tlc_when_" << l << " = " << conditions[l]
+             << ";\n";
       for (size_t l = 0; l < op.launches.size(); ++l)
         for (size_t i = 0; i < op.launches[l].args.size(); ++i) {
           const LaunchArgument &a = op.launches[l].args[i];
-          if (a.kind == LaunchArgument::Scalar)
-            os << "    const " << elementCType(a.scalarType) << " tlc_arg_" << l
-               << "_" << i << " = static_cast<" << elementCType(a.scalarType)
-               << ">(" << scalars[l][i] << ");\n";
+          if (a.kind != LaunchArgument::Scalar)
+            continue;
+          StringRef type = elementCType(a.scalarType);
+          std::string value =
+              "static_cast<" + type.str() + ">(" + scalars[l][i] + ")";
+          if (!conditions[l].empty())
+            value = "tlc_when_" + std::to_string(l) + " ? " + value + " : " +
+                    type.str() + "()";
+          os << "    const " << type << " tlc_arg_" << l << "_" << i << " = "
+             << value << ";\n";
         }
       os << "    tlc::Status tlc_step;\n";
       if (!op.scratch.empty()) {
@@ -131,8 +148,8 @@ private:
       if (checked)
         os << "    if (tlc_grid_failed)\n"
            << "      return tlc::runtime::invalidArgument(std::string(" << q
-           << ") + \": a scratch size or launch argument divides by zero for "
-              "these arguments\");\n";
+           << ") + \": a scratch size, launch argument or condition divides "
+              "by zero for these arguments\");\n";
       if (!op.scratch.empty()) {
         os << "    " << runtime.allocator << " tlc_scratch;\n"
            << "    tlc_step = tlc_scratch.allocate(" << q
@@ -146,6 +163,9 @@ private:
       }
       for (size_t l = 0; l < op.launches.size(); ++l) {
         const KernelLaunch &launch = op.launches[l];
+        if (launch.when)
+          os << "    if (tlc_when_" << l << ") {\n  ";
+        std::string indent = launch.when ? "  " : "";
         os << "    tlc_step = tlc::kernels::" << kernelFunction(launch.kernel)
            << "(";
         for (size_t i = 0; i < launch.args.size(); ++i) {
@@ -159,9 +179,11 @@ private:
           os << ", ";
         }
         os << "options);\n"
-           << "    if (!tlc_step.ok())\n"
-           << "      return tlc::Status{tlc_step.code, std::string(" << q
-           << ") + \": \" + tlc_step.message};\n";
+           << indent << "    if (!tlc_step.ok())\n"
+           << indent << "      return tlc::Status{tlc_step.code, std::string("
+           << q << ") + \": \" + tlc_step.message};\n";
+        if (launch.when)
+          os << "    }\n";
       }
       if (!op.scratch.empty())
         os << "    tlc_step = tlc_scratch.release();\n"

@@ -419,10 +419,22 @@ struct ScratchDecl {
   Symbol *symbol = nullptr; // set by Sema
 };
 
-/// One step of an operation: a scratch tensor or a kernel launch.
+struct OperationIf;
+
+/// One step of an operation: a scratch tensor, a kernel launch, or an `if`
+/// that picks launches by a condition the stub computes on the host.
 struct OperationStep {
   std::optional<ScratchDecl> scratch;
   std::unique_ptr<CallExpr> launch;
+  std::unique_ptr<OperationIf> branch;
+};
+
+/// `if COND { launches } else { launches }` in an operation (`else if`
+/// nests another one in the else branch).
+struct OperationIf {
+  llvm::SMRange range;
+  ExprPtr cond;
+  std::vector<OperationStep> thenSteps, elseSteps;
 };
 
 /// operation NAME<params>(args) { scratch ...; kernel(args); ... }: several

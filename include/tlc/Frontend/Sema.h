@@ -108,6 +108,9 @@ struct OperationLaunch {
   const KernelInfo *kernel = nullptr;
   const CallExpr *call = nullptr;
   std::vector<LaunchArg> args; // one per kernel argument
+  /// The `if` conditions the launch is under, outermost first, each with
+  /// the branch (true: then, false: else).
+  std::vector<std::pair<const Expr *, bool>> guards;
 };
 
 /// A checked operation: its own signature (arguments, symbolic dimensions,

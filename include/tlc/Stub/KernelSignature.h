@@ -139,6 +139,9 @@ struct LaunchArgument {
 struct KernelLaunch {
   std::string kernel;
   std::vector<LaunchArgument> args;
+  /// Launched only when this host bool holds (the operation's `if`s it is
+  /// under); none: always.
+  std::optional<GridExpr> when;
 };
 
 /// An operation as its callers see it (`signature`: name, parameters,
