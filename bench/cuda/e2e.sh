@@ -73,8 +73,6 @@ CONFIGS=(
   "linear_f16_dispatch|linear.tl|T=f16 Stages=4 --tuning=examples/h200.tuning.json"
   "softmax_f32|softmax.tl|T=f32 --tuning=examples/h200.tuning.json"
   "softmax_bf16|softmax.tl|T=bf16 --tuning=examples/h200.tuning.json"
-  "softmax_split_f32|softmax_split.tl|T=f32"
-  "softmax_split_bf16|softmax_split.tl|T=bf16"
   "rmsnorm_f32|rmsnorm.tl|T=f32 --tuning=examples/h200.tuning.json"
   "rmsnorm_bf16|rmsnorm.tl|T=bf16 --tuning=examples/h200.tuning.json"
   "layernorm_f32|layernorm.tl|T=f32 --tuning=examples/h200.tuning.json"

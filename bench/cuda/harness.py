@@ -682,7 +682,7 @@ def rowwise_sizes():
 
 
 def softmax_cases(cfg, heads, name="softmax"):
-    """softmax.tl's kernel, or softmax_split.tl's operation (name)."""
+    """One entry of softmax.tl: the kernel softmax or an operation."""
     T = heads[name]["argdoc"]["X"]["dtype"]
     cases = []
     for (M, N), pad, small in rowwise_sizes():
@@ -704,8 +704,14 @@ def softmax_cases(cfg, heads, name="softmax"):
     return cases
 
 
-def softmax_split_cases(cfg, heads):
-    return softmax_cases(cfg, heads, "softmax_split")
+def softmax_file_cases(cfg, heads):
+    """softmax.tl: the kernel, and the operations softmax_split (rows over
+    several blocks) and softmax_any (one of the two per shape)."""
+    cases = []
+    for name in ("softmax", "softmax_split", "softmax_any"):
+        if name in heads:
+            cases += softmax_cases(cfg, heads, name)
+    return cases
 
 
 def rmsnorm_cases(cfg, heads):
@@ -2122,8 +2128,7 @@ def attention_cases(cfg, heads):
 
 
 CASES_BY_EXAMPLE = {"gemm.tl": gemm_cases, "linear.tl": linear_cases,
-                    "softmax.tl": softmax_cases,
-                    "softmax_split.tl": softmax_split_cases,
+                    "softmax.tl": softmax_file_cases,
                     "rmsnorm.tl": rmsnorm_cases,
                     "layernorm.tl": layernorm_cases,
                     "elementwise.tl": elementwise_cases,

@@ -1,14 +1,22 @@
-// softmax_driver.cpp: checks examples/softmax.tl, a row-wise softmax, or
-// with -DTLC_SOFTMAX_SPLIT the operation of examples/softmax_split.tl (rows
-// split over blocks).
+// softmax_driver.cpp: checks examples/softmax.tl, a row-wise softmax: the
+// kernel softmax, or with -DTLC_SOFTMAX_SPLIT the operation softmax_split
+// (rows split over blocks), with -DTLC_SOFTMAX_ANY the operation
+// softmax_any (one of the two per shape).
 // Build with -DTLC_T_F16 for a kernel compiled with -D T=f16.
 // SOFTMAX_THREADS=N launches on N threads (default: all hardware threads).
 #include "check.h"
-#ifdef TLC_SOFTMAX_SPLIT
+#if defined(TLC_SOFTMAX_SPLIT)
 #include "softmax_split.h"
+#define TLC_SOFTMAX_ENTRY softmax_split
+#elif defined(TLC_SOFTMAX_ANY)
+#include "softmax_any.h"
+#define TLC_SOFTMAX_ENTRY softmax_any
 #else
 #include "softmax.h"
+#define TLC_SOFTMAX_ENTRY softmax
 #endif
+#define TLC_STRINGIFY(x) #x
+#define TLC_NAME(x) TLC_STRINGIFY(x)
 
 #include <algorithm>
 #include <cstdlib>
@@ -41,11 +49,8 @@ int main() {
   tlc::LaunchOptions options;
   if (const char *threads = std::getenv("SOFTMAX_THREADS"))
     options.num_threads = std::atoi(threads);
-#ifdef TLC_SOFTMAX_SPLIT
-  const std::string name = std::string("softmax_split.") + check::Elem<T>::name;
-#else
-  const std::string name = std::string("softmax.") + check::Elem<T>::name;
-#endif
+  const std::string name =
+      std::string(TLC_NAME(TLC_SOFTMAX_ENTRY)) + "." + check::Elem<T>::name;
   for (const Case &c : cases) {
     const int64_t M = c.M, N = c.N;
     std::string size = check::sizeStr({M, N});
@@ -56,13 +61,9 @@ int main() {
       for (int64_t i = 0; i < M * N; ++i)
         X.set(i, c.lo + (c.hi - c.lo) * float(i % N) / float(N));
     Y.poison();
-#ifdef TLC_SOFTMAX_SPLIT
-    tlc::Status status =
-        tlc::kernels::softmax_split(X.view(), Y.view(), options);
-#else
-    tlc::Status status = tlc::kernels::softmax(X.view(), Y.view(), options);
-#endif
-    if (!checker.launched(status, name, size))
+    if (!checker.launched(
+            tlc::kernels::TLC_SOFTMAX_ENTRY(X.view(), Y.view(), options), name,
+            size))
       continue;
     std::vector<double> ref(M * N);
     for (int64_t i = 0; i < M; ++i) {
