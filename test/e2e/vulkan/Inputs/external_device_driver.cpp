@@ -97,27 +97,11 @@ int main() {
   if (VkResult r = vkEnumeratePhysicalDevices(instance, &count, &physical);
       r < 0 || count == 0)
     return fail("vkEnumeratePhysicalDevices", r);
-  uint32_t families = 0;
-  vkGetPhysicalDeviceQueueFamilyProperties(physical, &families, nullptr);
-  std::vector<VkQueueFamilyProperties> props(families);
-  vkGetPhysicalDeviceQueueFamilyProperties(physical, &families, props.data());
   uint32_t family = 0;
-  while (family < families &&
-         !(props[family].queueFlags & VK_QUEUE_COMPUTE_BIT))
-    ++family;
-  float priority = 1.0f;
-  VkDeviceQueueCreateInfo queueInfo{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
-  queueInfo.queueFamilyIndex = family;
-  queueInfo.queueCount = 1;
-  queueInfo.pQueuePriorities = &priority;
-  VkDeviceCreateInfo deviceInfo{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
-  deviceInfo.queueCreateInfoCount = 1;
-  deviceInfo.pQueueCreateInfos = &queueInfo;
-  VkDevice device;
-  if (VkResult r = vkCreateDevice(physical, &deviceInfo, nullptr, &device))
-    return fail("vkCreateDevice", r);
   VkQueue queue;
-  vkGetDeviceQueue(device, family, 0, &queue);
+  VkDevice device = makeDevice(physical, family, queue);
+  if (!device)
+    return fail("vkCreateDevice", VK_ERROR_INITIALIZATION_FAILED);
 
   tlc::vulkan::ExternalDevice mine;
   mine.instance = instance;
