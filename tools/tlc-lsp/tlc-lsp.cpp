@@ -101,8 +101,8 @@ std::optional<Location> locationOf(llvm::SourceMgr &mgr, llvm::SMRange r) {
 std::string describeSymbol(const tlc::Symbol &s) {
   std::string kind;
   switch (s.kind) {
-  case tlc::SymbolKind::Arg:
-    kind = "argument";
+  case tlc::SymbolKind::Arg: // an operation's scratch tensors count down
+    kind = s.index < 0 ? "scratch" : "argument";
     break;
   case tlc::SymbolKind::Var:
     kind = "var";
@@ -189,6 +189,29 @@ public:
     }
     default:
       return;
+    }
+  }
+
+  /// An operation's steps: scratch tensors, launches (the callee's name
+  /// leads to the kernel, `kernels` by name) and `if` conditions.
+  void steps(const std::vector<tlc::OperationStep> &list,
+             const llvm::StringMap<llvm::SMRange> &kernels) {
+    for (const tlc::OperationStep &step : list) {
+      if (step.scratch)
+        declaration(step.scratch->range, step.scratch->symbol);
+      if (const tlc::CallExpr *call = step.launch.get()) {
+        auto kernel = kernels.find(call->callee);
+        if (kernel != kernels.end())
+          add(call->calleeRange, "kernel `" + call->callee + "` (launched)",
+              kernel->second);
+        for (const tlc::ExprPtr &a : call->args)
+          expr(a.get());
+      }
+      if (const tlc::OperationIf *branch = step.branch.get()) {
+        expr(branch->cond.get());
+        steps(branch->thenSteps, kernels);
+        steps(branch->elseSteps, kernels);
+      }
     }
   }
 
@@ -323,12 +346,19 @@ Analysis analyze(const std::string &path, llvm::StringRef text,
   // Symbols and names of the main file.
   unsigned mainBuffer = program.modules[0]->bufferId;
   NameCollector names(srcMgr, mainBuffer, out);
+  llvm::StringMap<llvm::SMRange> kernels;
+  for (const tlc::DeclPtr &decl : program.modules[0]->decls)
+    if (decl->kind == tlc::DeclKind::Kernel) {
+      auto *k = static_cast<const tlc::KernelDecl *>(decl.get());
+      kernels[k->name] = k->nameRange;
+    }
   for (const tlc::DeclPtr &decl : program.modules[0]->decls) {
     const std::vector<tlc::ArgDecl> *args = nullptr;
     std::string name, detail;
     llvm::SMRange nameRange;
     SymbolKind kind = SymbolKind::Function;
     const tlc::BlockStmt *body = nullptr;
+    const std::vector<tlc::OperationStep> *operationSteps = nullptr;
     switch (decl->kind) {
     case tlc::DeclKind::Kernel: {
       auto *k = static_cast<const tlc::KernelDecl *>(decl.get());
@@ -349,6 +379,7 @@ Analysis analyze(const std::string &path, llvm::StringRef text,
       args = &o->args, name = o->name, nameRange = o->nameRange;
       detail = signatureText("operation", o->name, o->args);
       kind = SymbolKind::Module;
+      operationSteps = &o->steps;
       break;
     }
     case tlc::DeclKind::Import:
@@ -367,6 +398,8 @@ Analysis analyze(const std::string &path, llvm::StringRef text,
       names.declaration(a.range, a.symbol);
     }
     names.stmt(body);
+    if (operationSteps)
+      names.steps(*operationSteps, kernels);
     out.symbols.push_back(std::move(symbol));
   }
   return out;
