@@ -56,3 +56,26 @@ g++ -std=c++17 -O2 "$root/bench/cpu/bench_memory.cpp" \
   "$out/softmax/softmax.o" "$out/rmsnorm/rmsnorm.o" \
   -I"$root/include" -I"$out/softmax" -I"$out/rmsnorm" -pthread -o "$out/bench_memory"
 "$out/bench_memory"
+echo
+
+# The same kernels with tile shapes tuned on this machine (tlc tune: the
+# candidates are cached, so a rerun only measures), dispatched per shape.
+echo "## Memory-bound kernels tuned for this machine (tlc tune, --tuning)"
+echo
+shapes="--shape M=4096,N=4096 --shape M=16384,N=1024 --shape M=1000,N=3000 --shape M=128,N=32768 --shape M=16,N=4096 --shape M=256,N=128"
+mkdir -p "$out/tuned"
+for k in softmax rmsnorm; do
+  "$tlc" tune "$root/examples/$k.tl" --kernel "$k" -D T=f32 -D PerThread=64 \
+    $shapes -o "$out/tuned/$k.tuning.json" > "$out/tuned/$k.tune.log" 2>&1 ||
+    { echo "tlc tune $k failed: $out/tuned/$k.tune.log"; exit 1; }
+  "$tlc" "$root/examples/$k.tl" -target=cpu -D PerThread=64 \
+    --tuning="$out/tuned/$k.tuning.json" -o "$out/tuned/$k/" >/dev/null
+  echo "- $k: $(grep -o '"shape": {[^}]*}, "params": {[^}]*}' "$out/tuned/$k.tuning.json" | sed 's/"shape": //; s/"params": /-> /; s/"//g' | tr '\n' ';')"
+done
+echo
+g++ -std=c++17 -O2 "$root/bench/cpu/bench_memory.cpp" \
+  "$out/tuned/softmax/softmax.cpp" "$out/tuned/rmsnorm/rmsnorm.cpp" \
+  "$out/tuned/softmax/softmax.o" "$out/tuned/rmsnorm/rmsnorm.o" \
+  -I"$root/include" -I"$out/tuned/softmax" -I"$out/tuned/rmsnorm" -pthread \
+  -o "$out/bench_memory_tuned"
+"$out/bench_memory_tuned"
