@@ -19,6 +19,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 #include <vector>
 
 static int fail(const char *what, VkResult r) {
@@ -52,10 +53,24 @@ static VkDevice makeDevice(VkPhysicalDevice physical, uint32_t &family,
   return device;
 }
 
-/// Runs the softmax stub on 5 x 77 random rows; prints PASS or FAIL with
-/// `label`.
-static bool runSoftmax(const char *label) {
-  const int64_t M = 5, N = 77;
+/// A new device of `physical` described for useDevice (device is null when
+/// it cannot be made).
+static tlc::vulkan::ExternalDevice newDevice(VkInstance instance,
+                                             VkPhysicalDevice physical) {
+  tlc::vulkan::ExternalDevice d;
+  d.instance = instance;
+  d.physical = physical;
+  d.device = makeDevice(physical, d.queueFamily, d.queue);
+  return d;
+}
+
+constexpr int64_t M = 5, N = 77;
+
+/// Runs the softmax stub on M x N random rows; prints PASS or FAIL with
+/// `label`. The device buffers stay allocated (releaseDevice() frees them);
+/// `keepX`/`keepY` get their addresses.
+static bool runSoftmax(const std::string &label, void **keepX = nullptr,
+                       void **keepY = nullptr) {
   std::vector<float> x(M * N), y(M * N), ref(M * N);
   srand(7);
   for (float &v : x)
@@ -70,16 +85,18 @@ static bool runSoftmax(const char *label) {
                                   tlc::makeTensor(dy, TLC_F32, {M, N})))
            .ok() ||
       !(s = tlc::vulkan::download(y.data(), dy, y.size() * 4)).ok()) {
-    std::printf("FAIL %s: %s\n", label, s.message.c_str());
+    std::printf("FAIL %s: %s\n", label.c_str(), s.message.c_str());
     return false;
   }
   double err = 0;
   for (size_t i = 0; i < y.size(); ++i)
     err = std::fmax(err, std::fabs(double(y[i]) - ref[i]));
-  std::printf("%s %s: max err %.2g\n", err < 1e-5 ? "PASS" : "FAIL", label,
-              err);
-  // dy stays allocated: releaseDevice() frees it.
-  tlc::vulkan::release(dx);
+  std::printf("%s %s: max err %.2g\n", err < 1e-5 ? "PASS" : "FAIL",
+              label.c_str(), err);
+  if (keepX)
+    *keepX = dx;
+  if (keepY)
+    *keepY = dy;
   return err < 1e-5;
 }
 
@@ -112,31 +129,13 @@ int main() {
   tlc::Status s = tlc::vulkan::useDevice(mine);
   std::printf("useDevice: status=%d\n", s.code);
 
-  const int64_t M = 5, N = 77;
-  std::vector<float> x(M * N), y(M * N), ref(M * N);
-  srand(7);
-  for (float &v : x)
-    v = float(rand()) / RAND_MAX * 8.0f - 4.0f;
-  softmaxRows(x, ref, M, N);
   void *dx = nullptr, *dy = nullptr;
-  if (!(s = tlc::vulkan::allocate(x.size() * 4, dx)).ok() ||
-      !(s = tlc::vulkan::allocate(y.size() * 4, dy)).ok() ||
-      !(s = tlc::vulkan::upload(dx, x.data(), x.size() * 4)).ok() ||
-      !(s = tlc::kernels::softmax(tlc::makeTensor(dx, TLC_F32, {M, N}),
-                                  tlc::makeTensor(dy, TLC_F32, {M, N})))
-           .ok() ||
-      !(s = tlc::vulkan::download(y.data(), dy, y.size() * 4)).ok()) {
-    std::printf("FAIL launch: %s\n", s.message.c_str());
+  if (!runSoftmax(std::string("softmax on the caller's device (") +
+                      (tlc::vulkan::context().device == device
+                           ? "same VkDevice)"
+                           : "another VkDevice)"),
+                  &dx, &dy))
     return 1;
-  }
-  double err = 0;
-  for (size_t i = 0; i < y.size(); ++i)
-    err = std::fmax(err, std::fabs(double(y[i]) - ref[i]));
-  std::printf("%s softmax on the caller's device (%s): max err %.2g\n",
-              err < 1e-5 ? "PASS" : "FAIL",
-              tlc::vulkan::context().device == device ? "same VkDevice"
-                                                      : "another VkDevice",
-              err);
   s = tlc::vulkan::useDevice(mine);
   std::printf("AGAIN: status=%d %s\n", s.code, s.message.c_str());
   // This device was made without VK_KHR_push_descriptor (and mine says
@@ -159,12 +158,8 @@ int main() {
   std::printf("DESTROYED the first device\n");
 
   // useDevice again, on a second device of the program.
-  uint32_t family2 = 0;
-  VkQueue queue2;
-  VkDevice device2 = makeDevice(physical, family2, queue2);
-  mine.device = device2;
-  mine.queue = queue2;
-  mine.queueFamily = family2;
+  mine = newDevice(instance, physical);
+  VkDevice device2 = mine.device;
   s = tlc::vulkan::useDevice(mine);
   std::printf("USE AGAIN: status=%d\n", s.code);
   runSoftmax(tlc::vulkan::context().device == device2
@@ -184,12 +179,8 @@ int main() {
 
   // A device destroyed while tlc still has a buffer on it (no release):
   // the validation layer reports the buffer and its memory.
-  uint32_t family3 = 0;
-  VkQueue queue3;
-  VkDevice device3 = makeDevice(physical, family3, queue3);
-  mine.device = device3;
-  mine.queue = queue3;
-  mine.queueFamily = family3;
+  mine = newDevice(instance, physical);
+  VkDevice device3 = mine.device;
   void *kept = nullptr;
   if (!(s = tlc::vulkan::useDevice(mine)).ok() ||
       !(s = tlc::vulkan::allocate(256, kept)).ok())
