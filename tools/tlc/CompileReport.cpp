@@ -4,6 +4,7 @@
 #include "tlc/Dialect/Tile/IR/AttrNames.h"
 #include "tlc/Dialect/Tile/IR/TileDialect.h"
 #include "tlc/Dialect/Tile/IR/TileOps.h"
+#include "tlc/Stub/KernelSignature.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -139,6 +140,63 @@ void CompileReport::noteParams(ModuleOp module) {
           if (auto v = llvm::dyn_cast<StringAttr>(pair[1]))
             list.push_back({n.str(), v.str()});
   });
+}
+
+/// A host expression of an operation as the reader wrote it (roughly):
+/// names of dimensions and scalar arguments, operators, calls.
+static std::string hostText(const GridExpr &e, const OperationSignature &op) {
+  auto operand = [&](size_t i) {
+    return i < e.operands.size() ? hostText(e.operands[i], op)
+                                 : std::string("?");
+  };
+  switch (e.kind) {
+  case GridExpr::Const:
+    return e.value.str();
+  case GridExpr::SymDim:
+    return e.name;
+  case GridExpr::ScalarArg:
+    return e.arg < op.signature.args.size() ? op.signature.args[e.arg].name
+                                            : "?";
+  case GridExpr::Unary:
+    return e.op + "(" + operand(0) + ")";
+  case GridExpr::Binary:
+    return "(" + operand(0) + " " + e.op + " " + operand(1) + ")";
+  case GridExpr::Select:
+    return "(" + operand(0) + " ? " + operand(1) + " : " + operand(2) + ")";
+  case GridExpr::Call: {
+    std::string text = e.name + "(";
+    for (size_t i = 0; i < e.operands.size(); ++i)
+      text += (i ? ", " : "") + operand(i);
+    return text + ")";
+  }
+  case GridExpr::Cast:
+    return dtypeName(e.castTo).str() + "(" + operand(0) + ")";
+  case GridExpr::Unsupported:
+    return "?";
+  }
+  return "?";
+}
+
+void CompileReport::noteOperations(ModuleOp module) {
+  std::optional<std::vector<OperationSignature>> ops =
+      collectOperations(module);
+  if (!ops)
+    return;
+  for (const OperationSignature &op : *ops) {
+    OperationSummary o;
+    o.name = op.signature.name;
+    o.params = op.signature.params;
+    for (const ScratchTensor &t : op.scratch) {
+      std::string text = t.name + ": " + dtypeName(t.dtype).str() + "[";
+      for (size_t d = 0; d < t.shape.size(); ++d)
+        text += (d ? ", " : "") + hostText(t.shape[d], op);
+      o.scratch.push_back(text + "]");
+    }
+    for (const KernelLaunch &l : op.launches)
+      o.launches.push_back(
+          {l.kernel, l.when ? hostText(*l.when, op) : std::string()});
+    operations.push_back(std::move(o));
+  }
 }
 
 void CompileReport::collect(ModuleOp module) {
@@ -347,6 +405,21 @@ void CompileReport::printText(llvm::raw_ostream &os) const {
       os << "\n";
     }
   }
+  for (const OperationSummary &o : operations) {
+    os << "\noperation " << o.name;
+    if (!o.params.empty()) {
+      os << "  [";
+      for (size_t i = 0; i < o.params.size(); ++i)
+        os << (i ? ", " : "") << o.params[i].first << "=" << o.params[i].second;
+      os << "]";
+    }
+    os << "\n";
+    for (const std::string &t : o.scratch)
+      os << "  scratch " << t << "\n";
+    for (const auto &[kernel, when] : o.launches)
+      os << "  launch " << kernel << (when.empty() ? "" : " if " + when)
+         << "\n";
+  }
   os << (remarks.empty() ? "\nremarks: none\n" : "\nremarks:\n");
   for (const Remark &r : remarks)
     os << "  " << r.location << ": " << r.message << "\n";
@@ -401,6 +474,23 @@ llvm::json::Value CompileReport::toJSON() const {
         {"blocks_per_multiprocessor", k.blocksPerSM},
         {"occupancy_limit", k.occupancyLimit}});
   }
+  llvm::json::Array operationList;
+  for (const OperationSummary &o : operations) {
+    llvm::json::Object params;
+    for (const auto &[name, value] : o.params)
+      params[name] = value;
+    llvm::json::Array scratch, launches;
+    for (const std::string &t : o.scratch)
+      scratch.push_back(t);
+    for (const auto &[kernel, when] : o.launches)
+      launches.push_back(
+          llvm::json::Object{{"kernel", kernel}, {"when", when}});
+    operationList.push_back(
+        llvm::json::Object{{"name", o.name},
+                           {"params", std::move(params)},
+                           {"scratch", std::move(scratch)},
+                           {"launches", std::move(launches)}});
+  }
   llvm::json::Array remarkList;
   for (const Remark &r : remarks)
     remarkList.push_back(
@@ -409,5 +499,6 @@ llvm::json::Value CompileReport::toJSON() const {
                             {"target", target},
                             {"arch", arch},
                             {"kernels", std::move(list)},
+                            {"operations", std::move(operationList)},
                             {"remarks", std::move(remarkList)}};
 }

@@ -46,6 +46,8 @@ public:
   void collect(mlir::ModuleOp module);
   void addRemark(mlir::Location location, std::string message);
   bool hasKernels() const { return !kernels.empty(); }
+  /// Records the operations of `module` (tile.operations).
+  void noteOperations(mlir::ModuleOp module);
   /// Counts the instruction families `target` names in each kernel's
   /// code in `assembly`.
   void addAssembly(llvm::StringRef assembly, const Target &target);
@@ -85,11 +87,20 @@ private:
   struct Remark {
     std::string location, message;
   };
+  /// An operation: its launches in order, each with the condition it runs
+  /// under ("" when always).
+  struct OperationSummary {
+    std::string name;
+    std::vector<std::pair<std::string, std::string>> params;
+    std::vector<std::string> scratch; // "NAME: DTYPE[dims]"
+    std::vector<std::pair<std::string, std::string>> launches;
+  };
 
   std::string file, target, arch;
   bool collected = false;
   std::string resourceSource; // the target's resourceStage()
   std::vector<Kernel> kernels;
+  std::vector<OperationSummary> operations;
   std::vector<Remark> remarks;
   std::map<std::string, std::vector<std::pair<std::string, std::string>>>
       paramsByKernel;

@@ -823,6 +823,7 @@ int compile(const Options &opts) {
                              tuned, *operations);
   if (report)
     report->noteParams(*module);
+  report->noteOperations(*module);
   if (opts.emit == "tile") {
     // With the target's tile-level passes (layouts on GPUs) as well.
     mlir::PassManager targetTilePM(&context);
