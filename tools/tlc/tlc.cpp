@@ -821,9 +821,10 @@ int compile(const Options &opts) {
   if (emit == "python")
     return writePythonModule(out, stem, opts, *target, signatures, variantNames,
                              tuned, *operations);
-  if (report)
+  if (report) {
     report->noteParams(*module);
-  report->noteOperations(*module);
+    report->noteOperations(*module);
+  }
   if (opts.emit == "tile") {
     // With the target's tile-level passes (layouts on GPUs) as well.
     mlir::PassManager targetTilePM(&context);
