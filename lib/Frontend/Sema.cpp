@@ -847,7 +847,9 @@ const KernelInfo *Sema::Impl::launchedKernel(const std::string &name) {
   return nullptr;
 }
 
-void Sema::Impl::checkLaunch(OperationInfo &info, CallExpr *call) {
+void Sema::Impl::checkLaunch(
+    OperationInfo &info, CallExpr *call,
+    const std::vector<std::pair<const Expr *, bool>> &guards) {
   const std::string &opName = info.decl->name;
   const KernelInfo *callee = launchedKernel(call->callee);
   if (!callee) {
@@ -876,7 +878,7 @@ void Sema::Impl::checkLaunch(OperationInfo &info, CallExpr *call) {
   OperationLaunch launch;
   launch.kernel = callee;
   launch.call = call;
-  launch.guards = launchGuards;
+  launch.guards = guards;
   for (size_t i = 0; i < call->args.size(); ++i) {
     Expr *a = call->args[i].get();
     const Symbol *param = callee->args[i];
@@ -973,8 +975,7 @@ void Sema::Impl::checkOperationSteps(
     if (step.scratch) {
       checkScratch(info, *step.scratch);
     } else if (step.launch) {
-      launchGuards = guards;
-      checkLaunch(info, step.launch.get());
+      checkLaunch(info, step.launch.get(), guards);
     } else if (OperationIf *branch = step.branch.get()) {
       Expr *cond = branch->cond.get();
       if (checkHostExpr(cond, "the condition of an operation's 'if'") &&

@@ -365,14 +365,14 @@ struct Sema::Impl {
   /// scratch dimension, a scalar launch argument); false when it cannot be.
   bool checkHostExpr(Expr *e, const char *what);
   void checkScratch(OperationInfo &info, ScratchDecl &scratch);
-  void checkLaunch(OperationInfo &info, CallExpr *call);
+  /// `guards`: the `if` conditions the launch is under.
+  void checkLaunch(OperationInfo &info, CallExpr *call,
+                   const std::vector<std::pair<const Expr *, bool>> &guards);
   /// Checks `steps` (a body or an `if` branch) under the conditions
   /// `guards`.
   void checkOperationSteps(OperationInfo &info,
                            std::vector<OperationStep> &steps,
                            std::vector<std::pair<const Expr *, bool>> &guards);
-  /// The `if` conditions of the launch being checked.
-  std::vector<std::pair<const Expr *, bool>> launchGuards;
 
   //===--- Program ------------------------------------------------------===//
 

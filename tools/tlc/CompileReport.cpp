@@ -142,6 +142,26 @@ void CompileReport::noteParams(ModuleOp module) {
   });
 }
 
+/// "  [A=1, B=2]" (nothing when there are no parameters).
+static void
+printParams(llvm::raw_ostream &os,
+            const std::vector<std::pair<std::string, std::string>> &params) {
+  if (params.empty())
+    return;
+  os << "  [";
+  for (size_t i = 0; i < params.size(); ++i)
+    os << (i ? ", " : "") << params[i].first << "=" << params[i].second;
+  os << "]";
+}
+
+static llvm::json::Object
+paramsJSON(const std::vector<std::pair<std::string, std::string>> &params) {
+  llvm::json::Object object;
+  for (const auto &[name, value] : params)
+    object[name] = value;
+  return object;
+}
+
 /// A host expression of an operation as the reader wrote it (roughly):
 /// names of dimensions and scalar arguments, operators, calls.
 static std::string hostText(const GridExpr &e, const OperationSignature &op) {
@@ -343,12 +363,7 @@ void CompileReport::printText(llvm::raw_ostream &os) const {
   os << ")\n";
   for (const Kernel &k : kernels) {
     os << "\nkernel " << k.name << "  " << k.location;
-    if (!k.params.empty()) {
-      os << "  [";
-      for (size_t i = 0; i < k.params.size(); ++i)
-        os << (i ? ", " : "") << k.params[i].first << "=" << k.params[i].second;
-      os << "]";
-    }
+    printParams(os, k.params);
     os << "\n  threads " << k.threads;
     if (k.blockThreads > k.threads)
       os << " (" << k.blockThreads << " per block with producer warps)";
@@ -407,12 +422,7 @@ void CompileReport::printText(llvm::raw_ostream &os) const {
   }
   for (const OperationSummary &o : operations) {
     os << "\noperation " << o.name;
-    if (!o.params.empty()) {
-      os << "  [";
-      for (size_t i = 0; i < o.params.size(); ++i)
-        os << (i ? ", " : "") << o.params[i].first << "=" << o.params[i].second;
-      os << "]";
-    }
+    printParams(os, o.params);
     os << "\n";
     for (const std::string &t : o.scratch)
       os << "  scratch " << t << "\n";
@@ -428,9 +438,6 @@ void CompileReport::printText(llvm::raw_ostream &os) const {
 llvm::json::Value CompileReport::toJSON() const {
   llvm::json::Array list;
   for (const Kernel &k : kernels) {
-    llvm::json::Object params;
-    for (const auto &[name, value] : k.params)
-      params[name] = value;
     llvm::json::Array tiles, loops, gemms;
     for (const Tile &t : k.tiles)
       tiles.push_back(llvm::json::Object{{"name", t.name},
@@ -460,7 +467,7 @@ llvm::json::Value CompileReport::toJSON() const {
     list.push_back(llvm::json::Object{
         {"name", k.name},
         {"location", k.location},
-        {"params", std::move(params)},
+        {"params", paramsJSON(k.params)},
         {"threads", k.threads},
         {"block_threads", std::max(k.blockThreads, k.threads)},
         {"shared_bytes", k.sharedBytes},
@@ -476,9 +483,6 @@ llvm::json::Value CompileReport::toJSON() const {
   }
   llvm::json::Array operationList;
   for (const OperationSummary &o : operations) {
-    llvm::json::Object params;
-    for (const auto &[name, value] : o.params)
-      params[name] = value;
     llvm::json::Array scratch, launches;
     for (const std::string &t : o.scratch)
       scratch.push_back(t);
@@ -487,7 +491,7 @@ llvm::json::Value CompileReport::toJSON() const {
           llvm::json::Object{{"kernel", kernel}, {"when", when}});
     operationList.push_back(
         llvm::json::Object{{"name", o.name},
-                           {"params", std::move(params)},
+                           {"params", paramsJSON(o.params)},
                            {"scratch", std::move(scratch)},
                            {"launches", std::move(launches)}});
   }

@@ -36,6 +36,7 @@
 #include <dlfcn.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -560,8 +561,9 @@ inline void createContext(Context &c) {
 /// The context, made at the first use, and the device useDevice gave for
 /// it.
 struct Holder {
-  std::mutex mutex;
-  Context *context = nullptr;
+  std::mutex mutex; // guards making, adopting and releasing the context
+  /// Read without the lock on the launch path; written under it.
+  std::atomic<Context *> context{nullptr};
   bool given = false;
   ExternalDevice device;
 };
@@ -576,8 +578,10 @@ inline Holder &holder() {
 /// releaseDevice() (kernels may run until the program exits).
 inline Context &context() {
   detail::Holder &h = detail::holder();
+  if (Context *c = h.context.load(std::memory_order_acquire))
+    return *c;
   std::lock_guard<std::mutex> lock(h.mutex);
-  if (!h.context) {
+  if (!h.context.load(std::memory_order_relaxed)) {
     auto *made = new Context;
     try {
       if (h.given)
@@ -587,9 +591,9 @@ inline Context &context() {
     } catch (...) {
       made->error = "out of memory while creating the Vulkan context";
     }
-    h.context = made;
+    h.context.store(made, std::memory_order_release);
   }
-  return *h.context;
+  return *h.context.load(std::memory_order_relaxed);
 }
 
 /// Makes tlc run on the caller's device and queue (ExternalDevice) rather
@@ -1124,8 +1128,7 @@ private:
 inline Status releaseDevice() {
   detail::Holder &h = detail::holder();
   std::lock_guard<std::mutex> lock(h.mutex);
-  Context *c = h.context;
-  h.context = nullptr;
+  Context *c = h.context.exchange(nullptr);
   h.given = false;
   if (!c)
     return Status{};

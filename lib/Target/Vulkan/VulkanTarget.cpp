@@ -59,7 +59,10 @@ protected:
               CompiledModule &compiled, CompileError &error) const override {
     compiled.bytes.append(reinterpret_cast<const char *>(words.data()),
                           words.size() * sizeof(uint32_t));
-    for (auto point : module.getOps<mlir::spirv::EntryPointOp>()) {
+    auto points = module.getOps<mlir::spirv::EntryPointOp>();
+    if (llvm::hasSingleElement(points))
+      return true; // the whole module is that kernel's already
+    for (auto point : points) {
       llvm::SmallVector<uint32_t, 0> own;
       if (!serializeEntry(module, point.getFn(), own)) {
         error.diagnosed = true;
