@@ -240,6 +240,14 @@ void pipelineLoop(const PipelinedLoop &p,
                   const llvm::DenseMap<mlir::Value, mlir::Value> &buffers,
                   KernelLowering &k);
 
+/// Marks the gemms `target` runs as asynchronous MMAs (tile.mma_wait_deferred),
+/// while their operands are still tiles (MmaWaits.cpp).
+void markAsyncMmaGemms(mlir::gpu::GPUFuncOp func, const GPUTargetInfo &target);
+/// Lets the marked gemms outside the pipeliner's protocol run on past the
+/// ops that do not need their results: each is waited for before the first
+/// op that does, or at the end of its block (MmaWaits.cpp).
+void placeMmaWaits(mlir::gpu::GPUFuncOp func, const GPUTargetInfo &target);
+
 /// The rewrite patterns that lower the tile ops of `k`'s kernel.
 void populateTileToGPUPatterns(mlir::RewritePatternSet &patterns,
                                KernelLowering &k);

@@ -20,6 +20,7 @@
 //===----------------------------------------------------------------------===//
 #include "KernelLowering.h"
 #include "tlc/Dialect/Tile/IR/AttrNames.h"
+#include "tlc/Dialect/Tile/IR/Layout.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -214,13 +215,14 @@ static Value stageView(OpBuilder &b, Location loc, Value buffers, Value stage) {
 }
 
 /// The gemms at the top level of `loop`'s body that the target runs as
-/// asynchronous MMAs and whose accumulator nothing else in the loop touches
-/// (so their last group may still run when the next iteration starts).
+/// asynchronous MMAs from shared tiles and whose accumulator nothing else in
+/// the loop touches (so their last group may still run when the next
+/// iteration starts).
 static SmallVector<tile::GemmOp> asyncMmaGemms(scf::ForOp loop,
                                                const GPUTargetInfo &target) {
   SmallVector<tile::GemmOp> gemms;
   for (auto gemm : loop.getBody()->getOps<tile::GemmOp>()) {
-    if (!target.mmaIsAsync(gemm))
+    if (!target.mmaIsAsync(gemm) || tile::isFragment(gemm.getA()))
       continue;
     if (llvm::any_of(gemm.getC().getUsers(), [&](Operation *user) {
           return user != gemm.getOperation() && loop->isAncestor(user);

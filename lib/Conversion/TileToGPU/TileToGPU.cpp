@@ -98,6 +98,7 @@ struct ConvertTileToGPU
 
     // The pipelines and shared-memory offsets the planning passes chose.
     SmallVector<PipelinedLoop> pipelined = plannedPipelines(func);
+    markAsyncMmaGemms(func, *target);
     auto tileBytes = func->getAttrOfType<IntegerAttr>(tile::attr::kSharedBytes);
     k.sharedTileBytes = tileBytes ? tileBytes.getInt() : 0;
     llvm::DenseMap<Value, Value> buffers;
@@ -191,6 +192,7 @@ struct ConvertTileToGPU
 
     for (const PipelinedLoop &p : pipelined)
       pipelineLoop(p, buffers, k);
+    placeMmaWaits(func, *target);
     for (auto &[value, view] : buffers)
       value.getDefiningOp()->erase();
 

@@ -371,14 +371,16 @@ public:
   }
 
   /// A gemm whose accumulator has the wgmma layout, with swizzled operand
-  /// tiles (what tile-plan-shared-memory gives such gemms).
+  /// tiles (what tile-plan-shared-memory gives such gemms) or A in
+  /// registers.
   bool mmaIsAsync(tile::GemmOp op) const override {
     const tile::MmaKind *kind = tile::accumulatorKind(op, kinds);
     auto swizzled = [](Value v) {
       Operation *def = v.getDefiningOp();
       return def && def->hasAttr(tile::attr::kSwizzle);
     };
-    return kind && kind->name() == nvidia::kWgmmaKind && swizzled(op.getA()) &&
+    return kind && kind->name() == nvidia::kWgmmaKind &&
+           (swizzled(op.getA()) || tile::isFragment(op.getA())) &&
            swizzled(op.getB());
   }
   void mmaWait(OpBuilder &b, Location loc, int64_t pending) const override {

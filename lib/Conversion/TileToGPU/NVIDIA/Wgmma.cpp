@@ -6,7 +6,8 @@
 // gives layout inference the accumulator layout and asks for its operand
 // tiles swizzled (tile.swizzle), the layout a descriptor can describe; the
 // lowering issues a gemm's instructions as one wgmma group and waits for it
-// (or, in a pipelined loop, for the group before it: tile.mma_in_flight).
+// (or, in a pipelined loop, for the group before it: tile.mma_in_flight; or
+// where its results are needed: tile.mma_wait_deferred).
 //
 // A swizzled tile [R, C] keeps its last dimension in rows of S = 32, 64 or
 // 128 bytes ("atoms" of W = S / 2 elements, stacked along the rows: column
@@ -392,9 +393,12 @@ LogicalResult nvidia::lowerWgmma(KernelLowering &k, tile::GemmOp op,
       }
     }
   NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
-  // The pipeliner may let this group run on (and waits for it later).
+  // The pipeliner may let this group run on (and waits for it later), or
+  // the wait is placed where the results are needed (MmaWaits.cpp).
   auto inFlight = op->getAttrOfType<IntegerAttr>(tile::attr::kMmaInFlight);
-  NVVM::WgmmaWaitGroupSyncOp::create(b, loc, inFlight ? inFlight.getInt() : 0);
+  if (!op->hasAttr(tile::attr::kMmaWaitDeferred))
+    NVVM::WgmmaWaitGroupSyncOp::create(b, loc,
+                                       inFlight ? inFlight.getInt() : 0);
   for (int64_t mt = 0; mt < mTiles; ++mt)
     for (int64_t ni = 0; ni < nSplit; ++ni)
       for (int64_t r = 0; r < instN / 2; ++r) {

@@ -98,6 +98,10 @@ constexpr llvm::StringLiteral kRasterAxis = "tile.raster_axis";
 /// i64: groups of asynchronous MMAs the gemm may leave running (the GPU
 /// pipeliner waits for them where the accumulator is read).
 constexpr llvm::StringLiteral kMmaInFlight = "tile.mma_in_flight";
+/// Unit: the gemm's asynchronous MMAs are not waited for where they are
+/// issued; convert-tile-to-gpu placed the wait before the first op that
+/// needs them done (MmaWaits.cpp).
+constexpr llvm::StringLiteral kMmaWaitDeferred = "tile.mma_wait_deferred";
 
 // On tile.copy.
 /// Unit: the copy is issued asynchronously by a pipelined loop.
