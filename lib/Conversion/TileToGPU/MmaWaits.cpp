@@ -10,7 +10,9 @@
 // still in flight at its end is waited for there.
 //
 // Waits count groups: waiting for a gemm leaves in flight the groups issued
-// after it (they complete in order), and completes every earlier one.
+// after it (they complete in order), and completes every earlier one. A
+// wait covers the thread's own warpgroup; before shared memory may change
+// a barrier makes every warpgroup's wait count.
 //
 //===----------------------------------------------------------------------===//
 #include "KernelLowering.h"
@@ -83,23 +85,33 @@ bool usesAny(Operation *op, const llvm::SmallPtrSetImpl<Value> &values) {
 
 void placeWaitsInBlock(Block &block, const GPUTargetInfo &target) {
   SmallVector<InFlight> inFlight; // oldest first
-  auto waitBefore = [&](Operation *op, size_t through) {
+  // Waits before `op` until the gemms up to inFlight[through] are done.
+  // Where `op` may write shared memory (or its effects are unknown), the
+  // other warpgroups' MMAs must be done as well: a barrier follows the wait
+  // (tile-gpu-eliminate-barriers drops the gemm's own barrier, which now
+  // orders nothing, and keeps this one where a write follows).
+  auto waitBefore = [&](Operation *op, size_t through, bool allThreads) {
     OpBuilder b(op);
     target.mmaWait(b, op->getLoc(), inFlight.size() - 1 - through);
+    if (allThreads)
+      gpu::BarrierOp::create(b, op->getLoc());
     inFlight.erase(inFlight.begin(), inFlight.begin() + through + 1);
   };
   for (Operation &op : llvm::make_early_inc_range(block)) {
     // The newest in-flight gemm `op` must wait for, if any; the block's end
-    // waits for all.
+    // (the next iteration, or whatever follows) waits for all.
     if (!inFlight.empty() && op.hasTrait<OpTrait::IsTerminator>()) {
-      waitBefore(&op, inFlight.size() - 1);
+      waitBefore(&op, inFlight.size() - 1, /*allThreads=*/true);
     } else if (!inFlight.empty()) {
-      bool harmless = harmlessBeside(&op);
-      for (size_t i = inFlight.size(); i-- > 0;)
-        if (!harmless || usesAny(&op, inFlight[i].busy)) {
-          waitBefore(&op, i);
-          break;
-        }
+      if (!harmlessBeside(&op)) {
+        waitBefore(&op, inFlight.size() - 1, /*allThreads=*/true);
+      } else {
+        for (size_t i = inFlight.size(); i-- > 0;)
+          if (usesAny(&op, inFlight[i].busy)) {
+            waitBefore(&op, i, /*allThreads=*/false);
+            break;
+          }
+      }
     }
     for (Region &region : op.getRegions())
       for (Block &nested : region)
