@@ -31,10 +31,13 @@ using namespace tlc::gpu_lowering;
 
 namespace {
 
-/// An issued gemm and the values its MMAs may still read or write.
+/// An issued gemm and the values its MMAs may still read or write; the
+/// pipeliner's gemms (`deferred` false) wait by its protocol and are here
+/// only to count groups.
 struct InFlight {
   tile::GemmOp gemm;
   llvm::SmallPtrSet<Value, 4> busy;
+  bool deferred = true;
 };
 
 /// `root` and the memrefs made from it (views of a fragment).
@@ -97,21 +100,28 @@ void placeWaitsInBlock(Block &block, const GPUTargetInfo &target) {
       gpu::BarrierOp::create(b, op->getLoc());
     inFlight.erase(inFlight.begin(), inFlight.begin() + through + 1);
   };
+  // The newest gemm this pass waits for, if any is in flight.
+  auto newestDeferred = [&]() -> std::optional<size_t> {
+    for (size_t i = inFlight.size(); i-- > 0;)
+      if (inFlight[i].deferred)
+        return i;
+    return std::nullopt;
+  };
   for (Operation &op : llvm::make_early_inc_range(block)) {
-    // The newest in-flight gemm `op` must wait for, if any; the block's end
-    // (the next iteration, or whatever follows) waits for all.
-    if (!inFlight.empty() && op.hasTrait<OpTrait::IsTerminator>()) {
-      waitBefore(&op, inFlight.size() - 1, /*allThreads=*/true);
-    } else if (!inFlight.empty()) {
-      if (!harmlessBeside(&op)) {
-        waitBefore(&op, inFlight.size() - 1, /*allThreads=*/true);
-      } else {
-        for (size_t i = inFlight.size(); i-- > 0;)
-          if (usesAny(&op, inFlight[i].busy)) {
-            waitBefore(&op, i, /*allThreads=*/false);
-            break;
-          }
-      }
+    // The newest in-flight gemm `op` must wait for, if any. Where shared
+    // memory may change, and at the block's end (the next iteration, or
+    // whatever follows), every deferred gemm is waited for; the pipeliner's
+    // may run on.
+    std::optional<size_t> last = newestDeferred();
+    if (last &&
+        (op.hasTrait<OpTrait::IsTerminator>() || !harmlessBeside(&op))) {
+      waitBefore(&op, *last, /*allThreads=*/true);
+    } else if (last) {
+      for (size_t i = inFlight.size(); i-- > 0;)
+        if (usesAny(&op, inFlight[i].busy)) {
+          waitBefore(&op, i, /*allThreads=*/false);
+          break;
+        }
     }
     for (Region &region : op.getRegions())
       for (Block &nested : region)
@@ -120,15 +130,25 @@ void placeWaitsInBlock(Block &block, const GPUTargetInfo &target) {
     auto gemm = llvm::dyn_cast<tile::GemmOp>(&op);
     if (!gemm || !gemm->hasAttr(tile::attr::kMmaWaitDeferred))
       continue;
-    // (The pipeliner's gemms have a protocol of their own.)
-    if (gemm->hasAttr(tile::attr::kMmaInFlight)) {
-      gemm->removeAttr(tile::attr::kMmaWaitDeferred);
-      continue;
-    }
     InFlight issued{gemm, {}};
     addWithViews(gemm.getC(), issued.busy);
     if (tile::isFragment(gemm.getA()))
       addWithViews(gemm.getA(), issued.busy);
+    // The pipeliner's gemm waits right after its commit until at most
+    // tile.mma_in_flight groups run: the older ones are done then. (Deferred
+    // groups are waited for before it: left to its wait, ptxas serializes
+    // every wgmma of the kernel, C7514.)
+    if (auto keep =
+            gemm->getAttrOfType<IntegerAttr>(tile::attr::kMmaInFlight)) {
+      if (std::optional<size_t> pending = newestDeferred())
+        waitBefore(&op, *pending, /*allThreads=*/false);
+      gemm->removeAttr(tile::attr::kMmaWaitDeferred);
+      issued.deferred = false;
+      inFlight.push_back(std::move(issued));
+      size_t running = std::min<size_t>(keep.getInt(), inFlight.size());
+      inFlight.erase(inFlight.begin(), inFlight.end() - running);
+      continue;
+    }
     inFlight.push_back(std::move(issued));
   }
 }
