@@ -66,6 +66,7 @@ CONFIGS=(
   "gemm_bf16_m64|gemm.tl|T=bf16 BM=64 BN=64 BK=128 Stages=4 Threads=128"
   "gemm_bf16_b96|gemm.tl|T=bf16 BM=96 BN=64 BK=32 Stages=4 Threads=128"
   "gemm_bf16_default|gemm.tl|T=bf16"
+  "gemm_f32_default|gemm.tl|T=f32"
   "linear_bf16_default|linear.tl|T=bf16"
   "gemm_bf16_dispatch|gemm.tl|T=bf16 Stages=4 --tuning=examples/h200.tuning.json"
   "gemm_f16_dispatch|gemm.tl|T=f16 Stages=4 --tuning=examples/h200.tuning.json"

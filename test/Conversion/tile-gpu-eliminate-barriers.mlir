@@ -96,6 +96,35 @@ gpu.module @m {
     gpu.return
   }
 
+  // A barrier marked tile.mma_reads_done follows a wait for asynchronous
+  // MMAs: their shared reads end there, so it counts a read before it and
+  // stays before a write although a barrier that must stay (a global-order
+  // one) lies between the descriptor and it. Unmarked, it goes.
+  // CHECK-LABEL: gpu.func @mma_reads_done
+  // CHECK: memref.extract_aligned_pointer_as_index {{.*}} {tile.read_only_address}
+  // CHECK-NEXT: gpu.barrier {tile.global_order}
+  // CHECK-NEXT: memref.store {{.*}} : memref<128xf32>
+  // CHECK-NEXT: gpu.barrier {tile.mma_reads_done}
+  // CHECK-NEXT: memref.store {{.*}}#gpu.address_space<workgroup>
+  // CHECK-NEXT: memref.extract_aligned_pointer_as_index {{.*}} {tile.read_only_address}
+  // CHECK-NEXT: gpu.barrier {tile.global_order}
+  // CHECK-NEXT: memref.store {{.*}} : memref<128xf32>
+  // CHECK-NEXT: memref.store {{.*}}#gpu.address_space<workgroup>
+  gpu.func @mma_reads_done(%g: memref<128xf32>, %v: f32, %i: index) kernel {
+    %s = memref.alloca() : memref<128xf32, #gpu.address_space<workgroup>>
+    %p = memref.extract_aligned_pointer_as_index %s : memref<128xf32, #gpu.address_space<workgroup>> -> index {tile.read_only_address}
+    gpu.barrier {tile.global_order}
+    memref.store %v, %g[%i] : memref<128xf32>
+    gpu.barrier {tile.mma_reads_done}
+    memref.store %v, %s[%i] : memref<128xf32, #gpu.address_space<workgroup>>
+    %q = memref.extract_aligned_pointer_as_index %s : memref<128xf32, #gpu.address_space<workgroup>> -> index {tile.read_only_address}
+    gpu.barrier {tile.global_order}
+    memref.store %v, %g[%i] : memref<128xf32>
+    gpu.barrier
+    memref.store %v, %s[%i] : memref<128xf32, #gpu.address_space<workgroup>>
+    gpu.return
+  }
+
   // A pipelined body without a leading barrier (a warp-specialized
   // consumer loop): its start follows the previous iteration's accesses
   // after its last barrier and, the first time, the loop's block after its

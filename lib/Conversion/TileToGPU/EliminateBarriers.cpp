@@ -144,6 +144,10 @@ void removeRedundantBarriers(Operation *root) {
           before = access[i];
         continue;
       }
+      // The MMAs a wait right before this barrier completed read shared
+      // memory up to here, wherever their gemms were issued.
+      if (ops[i]->hasAttr(tile::attr::kMmaReadsDone))
+        before.read = true;
       SharedAccess after;
       bool reachedEnd = true;
       for (size_t j = i + 1; j < ops.size(); ++j) {

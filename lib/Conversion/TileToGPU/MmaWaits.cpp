@@ -57,11 +57,15 @@ void addWithViews(Value root, llvm::SmallPtrSetImpl<Value> &values) {
 /// Whether `op` (with what it nests) leaves shared memory and every value
 /// outside `busy` alone, as far as an in-flight MMA can tell: pure ops,
 /// tile ops and memref accesses away from shared memory, structured control
-/// flow, barriers, and gemms (which only read shared tiles).
+/// flow, barriers, and gemms into fragments (which only read shared tiles).
 bool harmlessBeside(Operation *op) {
   WalkResult result = op->walk([&](Operation *inner) {
-    if (llvm::isa<tile::GemmOp, gpu::BarrierOp>(inner))
+    if (llvm::isa<gpu::BarrierOp>(inner))
       return WalkResult::advance();
+    // (A gemm accumulating into a shared tile writes shared memory.)
+    if (auto gemm = llvm::dyn_cast<tile::GemmOp>(inner))
+      return isWorkgroup(gemm.getC()) ? WalkResult::interrupt()
+                                      : WalkResult::advance();
     bool known =
         isMemoryEffectFree(inner) ||
         inner->getDialect() == op->getContext()->getLoadedDialect("tile") ||
@@ -97,7 +101,8 @@ void placeWaitsInBlock(Block &block, const GPUTargetInfo &target) {
     OpBuilder b(op);
     target.mmaWait(b, op->getLoc(), inFlight.size() - 1 - through);
     if (allThreads)
-      gpu::BarrierOp::create(b, op->getLoc());
+      gpu::BarrierOp::create(b, op->getLoc())
+          ->setAttr(tile::attr::kMmaReadsDone, b.getUnitAttr());
     inFlight.erase(inFlight.begin(), inFlight.begin() + through + 1);
   };
   // The newest gemm this pass waits for, if any is in flight.

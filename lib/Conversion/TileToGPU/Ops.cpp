@@ -1040,6 +1040,11 @@ void KernelLowering::lowerGemm(tile::GemmOp op) {
   if (const RegisterFragment *cf = fragment(C)) {
     if (succeeded(target.lowerMmaGemm(*this, op)))
       return;
+    // A gemm MmaWaits counted as an asynchronous group but run on FMAs
+    // completes the older groups, so that the waits placed for them cannot
+    // count one group too many.
+    if (op->hasAttr(tile::attr::kMmaWaitDeferred))
+      target.mmaWait(b, loc, 0);
     // Each thread keeps its accumulators in registers across the K loop and
     // reads the rows of A and columns of B it needs from memory.
     const FragmentLayout &layout = cf->layout;

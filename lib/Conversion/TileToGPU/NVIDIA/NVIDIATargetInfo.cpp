@@ -395,8 +395,15 @@ public:
       if (kind->name() == nvidia::kWgmmaKind &&
           succeeded(nvidia::lowerWgmma(k, op, *kind)))
         return success();
-      if (kind->name() == kMmaSync && succeeded(lowerMmaSync(k, op, *kind)))
+      if (kind->name() == kMmaSync && succeeded(lowerMmaSync(k, op, *kind))) {
+        // Counted as a wgmma group by MmaWaits but committing none: the
+        // older groups are completed, so no later wait counts one too many.
+        if (op->hasAttr(tile::attr::kMmaWaitDeferred)) {
+          OpBuilder b(op);
+          mmaWait(b, op.getLoc(), 0);
+        }
         return success();
+      }
     }
     return failure();
   }

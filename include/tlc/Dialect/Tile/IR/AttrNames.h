@@ -55,6 +55,10 @@ constexpr llvm::StringLiteral kView = "tile.view";
 /// On a gpu.barrier: orders global-memory accesses of the block
 /// (tile-gpu-order-global-memory); barrier elimination keeps it.
 constexpr llvm::StringLiteral kGlobalOrder = "tile.global_order";
+/// Unit, on a gpu.barrier right after a wait for asynchronous MMAs: the
+/// shared-memory reads of the MMAs waited for end there, so barrier
+/// elimination counts a read before it (and keeps it before a write).
+constexpr llvm::StringLiteral kMmaReadsDone = "tile.mma_reads_done";
 /// i64: bytes of dynamic shared memory a block needs (GPU kernels).
 constexpr llvm::StringLiteral kSharedBytes = "tile.shared_bytes";
 
