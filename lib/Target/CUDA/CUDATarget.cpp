@@ -59,15 +59,6 @@ llvm::Error runToolkit(llvm::StringRef name, llvm::ArrayRef<std::string> args,
                  "set CUDA_HOME to the CUDA toolkit", output);
 }
 
-/// The kernels (`.entry` directives) of a PTX module.
-int64_t countEntries(llvm::StringRef ptx) {
-  int64_t entries = 0;
-  for (size_t at = ptx.find(".entry "); at != llvm::StringRef::npos;
-       at = ptx.find(".entry ", at + 1))
-    ++entries;
-  return entries;
-}
-
 /// ptxas cannot parse an escaped quote in a `.file` name (a .tl file named
 /// a"b.tl with -g): in `.file` lines, \" becomes ' (other escapes stay).
 std::string withPtxasFileNames(std::string ptx) {
@@ -322,6 +313,9 @@ public:
   llvm::Error emitCode(llvm::Module &module, EmitKind kind,
                        const CompileOptions &options,
                        llvm::raw_pwrite_stream &os) const override {
+    int64_t kernels = llvm::count_if(module, [&](const llvm::Function &f) {
+      return !f.isDeclaration() && f.getCallingConv() == kernelCallingConv();
+    });
     auto assembly = codegen(module, llvm::CodeGenFileType::AssemblyFile);
     if (!assembly)
       return assembly.takeError();
@@ -342,7 +336,7 @@ public:
     // Kernels are compiled on as many threads as there are CPUs (the machine
     // code is the same as from one thread: only the toolkit note in the
     // cubin, which records the command, differs).
-    if (countEntries(ptx) > 1)
+    if (kernels > 1)
       ptxasArgs.push_back("-split-compile=0");
     // --report / --dump-dir: ptxas's resource usage per kernel.
     if (options.dumpStage)
