@@ -18,6 +18,8 @@
 //     -I/usr/include/x86_64-linux-gnu/openblas-pthread -lopenblas -pthread
 // Run: ./a.out N THREADS [MC KC NC]   (N a multiple of 768; OpenBLAS at its
 //   best here with OPENBLAS_CORETYPE=Cooperlake)
+#include "bench_util.h"
+
 #include <cblas.h>
 #include <immintrin.h>
 
@@ -143,19 +145,6 @@ template <typename Fn> void parallel(int tasks, int threads, Fn fn) {
     t.join();
 }
 
-template <typename Fn> double medianSeconds(Fn fn) {
-  std::vector<double> times;
-  for (int i = 0; i < 5; ++i) {
-    auto start = std::chrono::steady_clock::now();
-    fn();
-    times.push_back(
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-            .count());
-  }
-  std::sort(times.begin(), times.end());
-  return times[2];
-}
-
 double maxRelDiff(const std::vector<float> &x, const std::vector<float> &y) {
   double worst = 0, scale = 0;
   for (size_t i = 0; i < x.size(); ++i) {
@@ -191,21 +180,27 @@ int main(int argc, char **argv) {
   double flops = 2.0 * n * n * n;
   openblas_set_num_threads(threads);
 
-  double blas = medianSeconds([&] {
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1, A.data(),
-                n, B.data(), n, 0, R.data(), n);
-  });
+  double blas = medianSeconds(
+      [&] {
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1,
+                    A.data(), n, B.data(), n, 0, R.data(), n);
+      },
+      5);
   int gx = n / kBN, gy = n / kBM;
-  double block = medianSeconds([&] {
-    parallel(gx * gy, threads, [&](int t) { perBlock(p, t % gx, t / gx); });
-  });
+  double block = medianSeconds(
+      [&] {
+        parallel(gx * gy, threads, [&](int t) { perBlock(p, t % gx, t / gx); });
+      },
+      5);
   double blockDiff = maxRelDiff(C, R);
   // Two threads split the columns (each packs its own B panels).
-  double gotoTime = medianSeconds([&] {
-    parallel(threads, threads, [&](int t) {
-      gotoColumns(p, t * n / threads, (t + 1) * n / threads, mc, kc, nc);
-    });
-  });
+  double gotoTime = medianSeconds(
+      [&] {
+        parallel(threads, threads, [&](int t) {
+          gotoColumns(p, t * n / threads, (t + 1) * n / threads, mc, kc, nc);
+        });
+      },
+      5);
   double gotoDiff = maxRelDiff(C, R);
   std::printf("N=%d threads=%d | OpenBLAS %.1f GFLOP/s | per-block %.1f "
               "(%.2fx, diff %.1e) | goto MC=%d KC=%d NC=%d %.1f (%.2fx, diff "
