@@ -240,6 +240,72 @@ def TileNVVMF8Conversions
                            "mlir::vector::VectorDialect"];
 }
 
+def TileGPUSplitKernels
+    : Pass<"tile-gpu-split-kernels", "mlir::ModuleOp"> {
+  let summary = "Give every kernel a gpu.module of its own";
+  let description = [{
+    Moves each `gpu.func` kernel of a `gpu.module` that holds several into a
+    `gpu.module` of its own (the first stays where it was; the others follow
+    it in order, named `NAME_1`, `NAME_2`, ..., with NAME's attributes and
+    `tile.split_from = "NAME"`). A pass pipeline nested on `gpu.module`
+    then lowers the kernels on parallel threads; tile-gpu-merge-kernels
+    puts them back together. Only kernels are moved: a module with other
+    symbols is left alone, since its kernels may share them.
+
+    Before:
+    ```mlir
+    gpu.module @tlc_kernels {
+      gpu.func @a() kernel { ... }
+      gpu.func @b() kernel { ... }
+    }
+    ```
+    After:
+    ```mlir
+    gpu.module @tlc_kernels {
+      gpu.func @a() kernel { ... }
+    }
+    gpu.module @tlc_kernels_1 attributes {tile.split_from = "tlc_kernels"} {
+      gpu.func @b() kernel { ... }
+    }
+    ```
+  }];
+  let dependentDialects = ["mlir::gpu::GPUDialect"];
+}
+
+def TileGPUMergeKernels
+    : Pass<"tile-gpu-merge-kernels", "mlir::ModuleOp"> {
+  let summary = "Merge the modules tile-gpu-split-kernels made";
+  let description = [{
+    Moves the symbols of every `gpu.module` marked `tile.split_from = "NAME"`
+    back into module NAME, in order, and erases the emptied module. A
+    symbol NAME already has is dropped when it is the same operation (the
+    declarations and globals each module's lowering made alike, such as
+    `llvm.func @__nv_expf` or the dynamic shared memory), and renamed
+    uniquely, its uses in its module with it, when it differs.
+
+    Before:
+    ```mlir
+    gpu.module @tlc_kernels {
+      llvm.mlir.global internal @smem() : !llvm.array<0 x i8>
+      llvm.func @a() { ... }
+    }
+    gpu.module @tlc_kernels_1 attributes {tile.split_from = "tlc_kernels"} {
+      llvm.mlir.global internal @smem() : !llvm.array<0 x i8>
+      llvm.func @b() { ... }
+    }
+    ```
+    After:
+    ```mlir
+    gpu.module @tlc_kernels {
+      llvm.mlir.global internal @smem() : !llvm.array<0 x i8>
+      llvm.func @a() { ... }
+      llvm.func @b() { ... }
+    }
+    ```
+  }];
+  let dependentDialects = ["mlir::gpu::GPUDialect"];
+}
+
 def TileNVVMTensorMapParams
     : Pass<"tile-nvvm-tensor-map-params", "mlir::ModuleOp"> {
   let summary = "Pass a kernel's tensor maps by value as __grid_constant__";

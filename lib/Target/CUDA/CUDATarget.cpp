@@ -256,6 +256,9 @@ public:
     bool nativeBF16 = version >= 80;
     if (!nativeBF16)
       pm.addPass(tile::createTileExpandBF16Truncf());
+    // The kernels are lowered to the LLVM dialect in parallel, each in a
+    // gpu.module of its own, then merged back into one.
+    pm.addPass(createTileGPUSplitKernels());
     std::string upstream =
         std::string("gpu.module(convert-scf-to-cf,arith-expand{include-bf16=") +
         (nativeBF16 ? "false" : "true") +
@@ -269,6 +272,7 @@ public:
         "reconcile-unrealized-casts";
     if (mlir::failed(mlir::parsePassPipeline(upstream, pm, llvm::errs())))
       llvm::report_fatal_error("tlc: bad built-in CUDA pass pipeline");
+    pm.addPass(createTileGPUMergeKernels());
     pm.addPass(createTileNVVMTensorMapParams());
     if (options.debugInfo &&
         mlir::failed(mlir::parsePassPipeline(

@@ -166,6 +166,11 @@ constexpr llvm::StringLiteral kTensorMaps = "tile.tensor_maps";
 /// tile-gpu-eliminate-barriers then counts as a read, not as any access.
 constexpr llvm::StringLiteral kReadOnlyAddress = "tile.read_only_address";
 
+// On gpu.module.
+/// String: the gpu.module tile-gpu-split-kernels moved this one's kernel
+/// out of, and tile-gpu-merge-kernels moves it back into.
+constexpr llvm::StringLiteral kSplitFrom = "tile.split_from";
+
 } // namespace tlc::tile::attr
 
 #endif // TLC_DIALECT_TILE_IR_ATTRNAMES_H
