@@ -17,6 +17,7 @@
 #include "ROCmTarget.h"
 #include "../GPU/GPUTarget.h"
 #include "OffloadBundle.h"
+#include "tlc/Conversion/Passes.h"
 
 #include "tlc/Dialect/Tile/IR/AttrNames.h"
 #include "tlc/Dialect/Tile/IR/TileDialect.h"
@@ -209,6 +210,9 @@ public:
     buildGPUPipeline(pm);
     pm.addPass(tile::createTileExpandF8());
     pm.addPass(tile::createTileExpandBF16Truncf());
+    // The kernels are lowered to the LLVM dialect in parallel, each in a
+    // gpu.module of its own, then merged back into one.
+    pm.addPass(createTileGPUSplitKernels());
     std::string chip = "chipset=" + arch;
     // Math first, to ocml calls: inside convert-gpu-to-rocdl some functions
     // (tanh) become LLVM intrinsics the AMDGPU backend cannot select.
@@ -222,6 +226,7 @@ public:
         "reconcile-unrealized-casts";
     if (mlir::failed(mlir::parsePassPipeline(upstream, pm, llvm::errs())))
       llvm::report_fatal_error("tlc: bad built-in ROCm pass pipeline");
+    pm.addPass(createTileGPUMergeKernels());
   }
 
   void registerVendorTranslation(mlir::MLIRContext &ctx) const override {
