@@ -236,6 +236,10 @@ private:
         return tlc::tile::LoadOp::create(b, l, base, idx);
       return memref::LoadOp::create(b, l, base, idx);
     }
+    case tlc::ExprKind::Slice:
+      // Only a window's indices hold slices (Sema), and windows are read
+      // where they are used, not as values.
+      break;
     }
     return {};
   }

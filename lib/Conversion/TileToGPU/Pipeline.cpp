@@ -559,8 +559,9 @@ static void specializePipeline(const PipelinedLoop &p,
     auto maps = func->getAttrOfType<ArrayAttr>(tile::attr::kTensorMaps);
     unsigned at = func.getNumArguments() - (maps ? maps.size() : 0);
     Type i64 = b.getI64Type();
-    func.insertArgument(at, i64, b.getDictionaryAttr({}), loc);
-    func.insertArgument(at + 1, i64, b.getDictionaryAttr({}), loc);
+    // Inserting arguments into a gpu.func that has a body cannot fail.
+    (void)func.insertArgument(at, i64, b.getDictionaryAttr({}), loc);
+    (void)func.insertArgument(at + 1, i64, b.getDictionaryAttr({}), loc);
     func->setAttr(tile::attr::kPersistent, b.getUnitAttr());
     {
       OpBuilder::InsertionGuard guard(b);

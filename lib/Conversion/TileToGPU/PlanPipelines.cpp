@@ -130,7 +130,7 @@ struct TilePlanPipelines
     SmallVector<PipelinedLoop> pipelined = findPipelinedLoops(func);
     Block &entry = func.getBody().front();
     // Tiles, and the copy barriers of loops with tensor copies.
-    auto footprint = [&]() {
+    auto footprint = [&]() -> int64_t {
       llvm::DenseMap<Value, int64_t> stagesOf;
       int64_t barrierBytes = 0;
       for (const PipelinedLoop &p : pipelined) {
