@@ -61,6 +61,20 @@ LLVMBasedTarget::compile(mlir::ModuleOp module, EmitKind kind,
     return std::nullopt;
   }
   collectLaunchFacts(module, compiled);
+  // The stage dumps and -emit=llvm need the one optimized module.
+  if (kind != EmitKind::LLVM && !options.dumpStage) {
+    llvm::SmallString<0> bytes;
+    llvm::raw_svector_ostream buffer(bytes);
+    if (std::optional<llvm::Error> err =
+            emitCodeInParallel(module, kind, options, buffer)) {
+      if (*err) {
+        error.message = llvm::toString(std::move(*err));
+        return std::nullopt;
+      }
+      compiled.bytes.append(bytes.begin(), bytes.end());
+      return compiled;
+    }
+  }
   llvm::LLVMContext llvmContext;
   auto llvmModule = translate(module, llvmContext, options);
   if (!llvmModule) {

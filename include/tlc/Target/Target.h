@@ -232,6 +232,16 @@ protected:
   virtual llvm::Error emitCode(llvm::Module &module, EmitKind kind,
                                const CompileOptions &options,
                                llvm::raw_pwrite_stream &os) const = 0;
+  /// What translate and emitCode write, with each kernel of the lowered
+  /// `module` optimized and compiled on a thread of its own; std::nullopt
+  /// where the target does not (or not for these options, or not for these
+  /// kernels), and compile() goes on with translate and emitCode.
+  virtual std::optional<llvm::Error>
+  emitCodeInParallel(mlir::ModuleOp module, EmitKind kind,
+                     const CompileOptions &options,
+                     llvm::raw_pwrite_stream &os) const {
+    return std::nullopt;
+  }
 
 private:
   /// --dump-dir: the optimized LLVM IR and the assembly of a copy.

@@ -323,7 +323,144 @@ public:
     auto assembly = codegen(module, llvm::CodeGenFileType::AssemblyFile);
     if (!assembly)
       return assembly.takeError();
-    std::string ptx = withPtxasFileNames(std::move(*assembly));
+    return emitFromAssembly(std::move(*assembly), kernels, kind, options, os);
+  }
+
+  bool mergesAssembly() const override { return true; }
+
+  /// The kernels' PTX files as one, laid out as NVPTX lays out one module:
+  /// the header (up to .address_size) once, the module-scope variables of
+  /// every file (an `.extern` that several declare the same way once) after
+  /// the first file's `.globl` note, then each file's functions in order,
+  /// their labels and local depots numbered as in one module. An error for
+  /// files of another shape or names two files define (the caller then
+  /// compiles the whole module at once).
+  llvm::Expected<std::string>
+  mergeAssembly(llvm::ArrayRef<std::string> parts) const override {
+    struct Part {
+      llvm::StringRef globl, rest;
+    };
+    std::vector<Part> split;
+    std::string header, variables;
+    llvm::StringMap<std::string> declared; // name -> its declaration line
+    for (const std::string &text : parts) {
+      llvm::StringRef body = text;
+      size_t at = body.find("\n.address_size");
+      size_t end = at == llvm::StringRef::npos ? at : body.find('\n', at + 1);
+      if (end == llvm::StringRef::npos)
+        return llvm::createStringError("PTX without .address_size");
+      if (header.empty())
+        header = body.take_front(end + 1).str();
+      else if (header != body.take_front(end + 1))
+        return llvm::createStringError("PTX headers differ");
+      body = body.drop_front(end + 1);
+      // "\n\t// .globl\tNAME\n", the variables, "\n", the functions.
+      if (!body.consume_front("\n") || !body.starts_with("\t// .globl"))
+        return llvm::createStringError("unexpected PTX layout");
+      Part part;
+      part.globl = body.take_front(body.find('\n') + 1);
+      body = body.drop_front(part.globl.size());
+      while (!body.starts_with("\n")) {
+        llvm::StringRef line =
+            body.take_until([](char c) { return c == '\n'; });
+        std::string name = declaredName(line);
+        if (name.empty() || !line.ends_with(";") || line.contains(".func") ||
+            line.contains(".entry"))
+          return llvm::createStringError("unexpected PTX layout");
+        auto [it, inserted] = declared.try_emplace(name, line.str());
+        if (inserted)
+          variables += (line + "\n").str();
+        else if (!line.starts_with(".extern") || it->second != line)
+          return llvm::createStringError("'" + name + "' is defined twice");
+        body = body.drop_front(std::min(body.size(), line.size() + 1));
+      }
+      part.rest = body.drop_front(1);
+      split.push_back(part);
+    }
+    std::string merged = header + "\n" + split.front().globl.str() + variables;
+    for (auto [i, part] : llvm::enumerate(split)) {
+      if (i > 0)
+        merged += part.globl;
+      else
+        merged += "\n";
+      // Functions: the kernel, and functions only it calls.
+      int functions = 0;
+      llvm::SmallVector<llvm::StringRef> lines;
+      part.rest.split(lines, '\n');
+      for (llvm::StringRef line : lines) {
+        std::string name = declaredName(line);
+        if (name.empty())
+          continue;
+        if (!declared.try_emplace(name, line.str()).second)
+          return llvm::createStringError("'" + name + "' is defined twice");
+        ++functions;
+      }
+      std::string rest = part.rest.str();
+      if (functions == 1 && i > 0) {
+        // Labels and local depots are numbered by function in the module;
+        // they are scoped to the function either way.
+        rest = renameWord(rest, "$L__BB0_", "$L__BB" + std::to_string(i) + "_");
+        rest = renameWord(rest, "__local_depot0",
+                          "__local_depot" + std::to_string(i));
+      }
+      merged += rest;
+    }
+    return merged;
+  }
+
+  /// `text` with `from` replaced by `to` where it starts a word (is not part
+  /// of a longer identifier such as a kernel named x__local_depot0).
+  static std::string renameWord(llvm::StringRef text, llvm::StringRef from,
+                                llvm::StringRef to) {
+    auto identifier = [](char c) {
+      return llvm::isAlnum(c) || c == '_' || c == '$';
+    };
+    std::string out;
+    size_t done = 0;
+    for (size_t at = text.find(from); at != llvm::StringRef::npos;
+         at = text.find(from, at + from.size())) {
+      if (at > 0 && identifier(text[at - 1]))
+        continue;
+      out += text.slice(done, at);
+      out += to;
+      done = at + from.size();
+    }
+    out += text.drop_front(done);
+    return out;
+  }
+
+  /// The name a module-scope PTX line declares or defines (a function,
+  /// entry or variable), "" for any other line.
+  static std::string declaredName(llvm::StringRef line) {
+    // Performance directives (.maxntid, .pragma, ...) name nothing.
+    if (!llvm::any_of(
+            llvm::ArrayRef<llvm::StringRef>{".visible", ".extern", ".weak",
+                                            ".entry", ".func", ".global",
+                                            ".const", ".shared", ".common"},
+            [&](llvm::StringRef d) { return line.starts_with(d); }))
+      return "";
+    // `.func  (.param .b32 r) name(`: the return parameters first.
+    size_t func = line.find(".func");
+    if (func != llvm::StringRef::npos &&
+        line.drop_front(func + 5).ltrim().starts_with("(")) {
+      size_t close = line.find(')', func);
+      if (close == llvm::StringRef::npos)
+        return "";
+      line = line.drop_front(close + 1);
+    }
+    line = line.take_until(
+        [](char c) { return c == '(' || c == '[' || c == ';' || c == '='; });
+    line = line.rtrim();
+    size_t space = line.find_last_of(" \t");
+    llvm::StringRef name =
+        space == llvm::StringRef::npos ? line : line.drop_front(space + 1);
+    return name.starts_with(".") || name.empty() ? "" : name.str();
+  }
+
+  llvm::Error emitFromAssembly(std::string assembly, int64_t kernels,
+                               EmitKind kind, const CompileOptions &options,
+                               llvm::raw_pwrite_stream &os) const override {
+    std::string ptx = withPtxasFileNames(std::move(assembly));
     if (kind == EmitKind::Asm || kind == EmitKind::LLVM) {
       os << ptx;
       return llvm::Error::success();

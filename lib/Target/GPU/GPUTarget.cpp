@@ -15,6 +15,10 @@
 #include "mlir/Transforms/Passes.h"
 
 #include "llvm/Bitcode/BitcodeReader.h"
+#include "llvm/Bitcode/BitcodeWriter.h"
+#include "llvm/IR/DiagnosticHandler.h"
+#include "llvm/IR/DiagnosticInfo.h"
+#include "llvm/IR/DiagnosticPrinter.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Linker/Linker.h"
@@ -22,7 +26,13 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Program.h"
+#include "llvm/Support/Threading.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/Transforms/Utils/Cloning.h"
+
+#include <atomic>
+#include <system_error>
+#include <thread>
 
 using namespace tlc;
 
@@ -236,6 +246,17 @@ GPUTarget::translateGPUModule(mlir::ModuleOp module,
 llvm::Expected<std::unique_ptr<llvm::Module>>
 GPUTarget::translate(mlir::ModuleOp module, llvm::LLVMContext &ctx,
                      const CompileOptions &options) const {
+  auto llvmModule = translateUnoptimized(module, ctx);
+  if (!llvmModule)
+    return llvmModule.takeError();
+  if (!(*llvmModule)->empty())
+    optimizeModule(**llvmModule, machine.get(), options.optLevel);
+  return llvmModule;
+}
+
+llvm::Expected<std::unique_ptr<llvm::Module>>
+GPUTarget::translateUnoptimized(mlir::ModuleOp module,
+                                llvm::LLVMContext &ctx) const {
   mlir::MLIRContext *mctx = module.getContext();
   mlir::registerBuiltinDialectTranslation(*mctx);
   mlir::registerLLVMDialectTranslation(*mctx);
@@ -252,8 +273,155 @@ GPUTarget::translate(mlir::ModuleOp module, llvm::LLVMContext &ctx,
   for (llvm::Function &f : *llvmModule)
     if (!f.isDeclaration() && f.getCallingConv() != kernelCallingConv())
       f.setLinkage(llvm::GlobalValue::InternalLinkage);
-  optimizeModule(*llvmModule, machine.get(), options.optLevel);
   return llvmModule;
+}
+
+llvm::Expected<std::string>
+GPUTarget::mergeAssembly(llvm::ArrayRef<std::string>) const {
+  return llvm::createStringError("target " + name().str() +
+                                 " does not merge assembly");
+}
+
+llvm::Error GPUTarget::emitFromAssembly(std::string, int64_t, EmitKind,
+                                        const CompileOptions &,
+                                        llvm::raw_pwrite_stream &) const {
+  return llvm::createStringError("target " + name().str() +
+                                 " does not emit from assembly");
+}
+
+namespace {
+/// Keeps the text of error diagnostics (other severities are printed as
+/// LLVM does by default).
+struct ErrorRecorder : llvm::DiagnosticHandler {
+  explicit ErrorRecorder(std::string &errors) : errors(errors) {}
+  bool handleDiagnostics(const llvm::DiagnosticInfo &info) override {
+    if (info.getSeverity() != llvm::DS_Error)
+      return false;
+    llvm::raw_string_ostream os(errors);
+    llvm::DiagnosticPrinterRawOStream printer(os);
+    info.print(printer);
+    os << "\n";
+    return true;
+  }
+  std::string &errors;
+};
+} // namespace
+
+std::optional<llvm::Error>
+GPUTarget::emitCodeInParallel(mlir::ModuleOp module, EmitKind kind,
+                              const CompileOptions &options,
+                              llvm::raw_pwrite_stream &os) const {
+  // Line information: each module would number the source files its own
+  // way.
+  if (!mergesAssembly() || options.debugInfo)
+    return std::nullopt;
+  int64_t loweredKernels = 0;
+  module.walk([&](mlir::LLVM::LLVMFuncOp func) {
+    loweredKernels += func->hasAttr(tile::attr::kSharedBytes);
+  });
+  if (loweredKernels < 2)
+    return std::nullopt;
+  llvm::LLVMContext ctx;
+  auto whole = translateUnoptimized(module, ctx);
+  if (!whole)
+    return whole.takeError();
+  std::vector<const llvm::Function *> kernels;
+  for (const llvm::Function &f : **whole)
+    if (!f.isDeclaration() && f.getCallingConv() == kernelCallingConv())
+      kernels.push_back(&f);
+  if (kernels.size() < 2)
+    return std::nullopt;
+  // A variable one kernel writes and another reads would be optimized in
+  // each module as if the other did not exist.
+  for (const llvm::GlobalVariable &global : (*whole)->globals())
+    if (!global.isDeclaration() && !global.isConstant())
+      return std::nullopt;
+
+  // Each kernel's module as bitcode: an LLVM context (and what lives in
+  // it) belongs to one thread at a time.
+  std::vector<llvm::SmallString<0>> bitcode(kernels.size());
+  for (size_t i = 0; i < kernels.size(); ++i) {
+    llvm::ValueToValueMapTy map;
+    std::unique_ptr<llvm::Module> part =
+        llvm::CloneModule(**whole, map, [&](const llvm::GlobalValue *value) {
+          auto *f = llvm::dyn_cast<llvm::Function>(value);
+          return !f || f == kernels[i] ||
+                 f->getCallingConv() != kernelCallingConv();
+        });
+    // The other kernels, now declarations, are called by no one.
+    for (llvm::Function &f : llvm::make_early_inc_range(*part))
+      if (f.isDeclaration() && f.getCallingConv() == kernelCallingConv() &&
+          f.use_empty())
+        f.eraseFromParent();
+    llvm::raw_svector_ostream out(bitcode[i]);
+    llvm::WriteBitcodeToFile(*part, out);
+  }
+
+  std::vector<std::string> assembly(kernels.size());
+  std::vector<std::string> errors(kernels.size());
+  auto compileKernel = [&](size_t i) {
+    llvm::LLVMContext threadContext;
+    // An error diagnostic ends the process by default: from a worker
+    // thread it becomes this kernel's error instead.
+    threadContext.setDiagnosticHandler(
+        std::make_unique<ErrorRecorder>(errors[i]));
+    auto part = llvm::parseBitcodeFile(
+        llvm::MemoryBufferRef(bitcode[i], "kernel"), threadContext);
+    if (!part) {
+      errors[i] = llvm::toString(part.takeError());
+      return;
+    }
+    std::unique_ptr<llvm::TargetMachine> threadMachine(
+        machine->getTarget().createTargetMachine(
+            machine->getTargetTriple(), machine->getTargetCPU(),
+            machine->getTargetFeatureString(), machine->Options, std::nullopt,
+            std::nullopt, machine->getOptLevel()));
+    if (!threadMachine) {
+      errors[i] =
+          "cannot create a target machine for " + machine->getTargetCPU().str();
+      return;
+    }
+    optimizeModule(**part, threadMachine.get(), options.optLevel);
+    auto text = codegenWith(**part, *threadMachine,
+                            llvm::CodeGenFileType::AssemblyFile);
+    if (!text) {
+      errors[i] = llvm::toString(text.takeError());
+      return;
+    }
+    if (errors[i].empty())
+      assembly[i] = std::move(*text);
+  };
+  std::atomic<size_t> next{0};
+  auto worker = [&] {
+    for (size_t i; (i = next++) < kernels.size();)
+      compileKernel(i);
+  };
+  // The CPUs this process may use (tlc tune runs one compile per CPU).
+  unsigned helpers = std::min<unsigned>(
+      llvm::heavyweight_hardware_concurrency().compute_thread_count() - 1,
+      kernels.size() - 1);
+  std::vector<std::thread> threads;
+  for (unsigned t = 0; t < helpers; ++t) {
+    try {
+      threads.emplace_back(worker);
+    } catch (const std::system_error &) {
+      break; // the threads there are (this one included) take the rest
+    }
+  }
+  worker();
+  for (std::thread &t : threads)
+    t.join();
+  for (const std::string &message : errors)
+    if (!message.empty())
+      return llvm::createStringError(message);
+
+  auto merged = mergeAssembly(assembly);
+  if (!merged) {
+    llvm::consumeError(merged.takeError());
+    return std::nullopt; // compiled as one module instead
+  }
+  return emitFromAssembly(std::move(*merged), kernels.size(), kind, options,
+                          os);
 }
 
 llvm::Error GPUTarget::linkBitcodeLibrary(llvm::Module &module,
@@ -284,12 +452,18 @@ llvm::Error GPUTarget::linkBitcodeLibrary(llvm::Module &module,
 
 llvm::Expected<std::string>
 GPUTarget::codegen(llvm::Module &module, llvm::CodeGenFileType type) const {
+  return codegenWith(module, *machine, type);
+}
+
+llvm::Expected<std::string> tlc::codegenWith(llvm::Module &module,
+                                             llvm::TargetMachine &machine,
+                                             llvm::CodeGenFileType type) {
   std::string out;
   {
     llvm::raw_string_ostream stream(out);
     llvm::buffer_ostream buffer(stream); // written out when it goes
     llvm::legacy::PassManager pm;
-    if (machine->addPassesToEmitFile(pm, buffer, nullptr, type))
+    if (machine.addPassesToEmitFile(pm, buffer, nullptr, type))
       return llvm::createStringError("the LLVM backend cannot emit this file");
     pm.run(module);
   }

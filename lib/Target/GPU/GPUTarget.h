@@ -49,6 +49,11 @@ llvm::Error writeFile(llvm::StringRef path, llvm::StringRef contents);
 /// for.)
 void buildTileToGPUPipeline(mlir::OpPassManager &pm);
 
+/// Runs `machine`'s code generator on `module`.
+llvm::Expected<std::string> codegenWith(llvm::Module &module,
+                                        llvm::TargetMachine &machine,
+                                        llvm::CodeGenFileType type);
+
 class GPUTarget : public LLVMBasedTarget {
 public:
   void buildTilePipeline(mlir::OpPassManager &pm) const override;
@@ -105,6 +110,33 @@ protected:
   /// Runs `machine`'s code generator on `module`.
   llvm::Expected<std::string> codegen(llvm::Module &module,
                                       llvm::CodeGenFileType type) const;
+
+  /// One kernel per thread: the translated module (translateUnoptimized) is
+  /// cut into one module per kernel, each optimized and compiled to
+  /// assembly on its own thread with its own target machine, the
+  /// assemblies merged (mergeAssembly) and finished (emitFromAssembly).
+  /// Only for targets that merge assembly, without -g, with two kernels or
+  /// more; the assembly is what the whole module would have given.
+  std::optional<llvm::Error>
+  emitCodeInParallel(mlir::ModuleOp module, EmitKind kind,
+                     const CompileOptions &options,
+                     llvm::raw_pwrite_stream &os) const override;
+  /// Whether the target implements mergeAssembly and emitFromAssembly.
+  virtual bool mergesAssembly() const { return false; }
+  /// One assembly file of the kernels' separate ones, in their order; an
+  /// error where they cannot be merged (the whole module is then compiled
+  /// at once).
+  virtual llvm::Expected<std::string>
+  mergeAssembly(llvm::ArrayRef<std::string> parts) const;
+  /// What emitCode writes, from the assembly of `kernels` kernels.
+  virtual llvm::Error emitFromAssembly(std::string assembly, int64_t kernels,
+                                       EmitKind kind,
+                                       const CompileOptions &options,
+                                       llvm::raw_pwrite_stream &os) const;
+  /// The gpu.module as LLVM IR completed by prepareModule, every function
+  /// but the kernels internalized: translate before the optimization.
+  llvm::Expected<std::unique_ptr<llvm::Module>>
+  translateUnoptimized(mlir::ModuleOp module, llvm::LLVMContext &ctx) const;
 };
 
 } // namespace tlc
