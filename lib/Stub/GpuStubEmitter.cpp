@@ -135,16 +135,28 @@ private:
     const std::vector<uint8_t> &bin = info.binary;
     os << "namespace {\n// The device binary (entry " << info.entryName << ", "
        << bin.size() << " bytes).\n";
-    os << "alignas(64) const unsigned char " << binaryVar() << "[] = {";
+    // A string literal: C++ compilers read one several times faster than
+    // a braced list of byte values (a 700 KB binary: no measurable time
+    // against 0.8 s with g++ -O2). Octal escapes, which end after three
+    // digits, for all but printable characters; '?' too (trigraphs).
+    os << "alignas(64) const char " << binaryVar() << "[] =";
     if (bin.empty())
-      os << "0";
-    static const char hex[] = "0123456789abcdef";
+      os << " \"\"";
     for (size_t i = 0; i < bin.size(); ++i) {
-      if (i % 16 == 0)
-        os << "\n   ";
-      os << " 0x" << hex[bin[i] >> 4] << hex[bin[i] & 15] << ",";
+      if (i % 64 == 0)
+        os << (i ? "\"\n    \"" : "\n    \"");
+      uint8_t byte = bin[i];
+      if (byte >= 0x20 && byte < 0x7f && byte != '"' && byte != '\\' &&
+          byte != '?')
+        os << static_cast<char>(byte);
+      else
+        os << '\\' << static_cast<char>('0' + (byte >> 6))
+           << static_cast<char>('0' + ((byte >> 3) & 7))
+           << static_cast<char>('0' + (byte & 7));
     }
-    os << "\n};\nconstexpr size_t " << binarySizeVar() << " = " << bin.size()
+    if (!bin.empty())
+      os << "\"";
+    os << ";\nconstexpr size_t " << binarySizeVar() << " = " << bin.size()
        << ";\n} // namespace\n\n";
   }
 
