@@ -381,7 +381,9 @@ private:
       const FlatView *src = lookup(cast.getSource());
       if (!src)
         return success();
-      views[cast] = *src;
+      // A copy first: inserting into `views` may move what `src` points to.
+      FlatView view = *src;
+      views[cast] = std::move(view);
       dead.push_back(op);
       return success();
     }
