@@ -56,6 +56,13 @@ void collectNames(const Expr *e, std::set<std::string> &names) {
       collectNames(i.get(), names);
     return;
   }
+  case ExprKind::Slice: {
+    auto *s = static_cast<const SliceExpr *>(e);
+    collectNames(s->lo.get(), names);
+    collectNames(s->hi.get(), names);
+    collectNames(s->step.get(), names);
+    return;
+  }
   }
 }
 

@@ -73,7 +73,7 @@ struct Analysis {
     Range range;
     std::string hover;
     std::optional<Location> definition;
-    std::string tileName; // a tile's declaration: its name
+    std::string tileName{}; // a tile's declaration: its name
   };
   std::vector<Name> names; // every name use and declaration
 };
@@ -411,8 +411,7 @@ bool contains(const Range &r, const Position &p) {
 
 class Server {
 public:
-  Server(MessageHandler &handler, std::string tlc)
-      : handler(handler), tlc(std::move(tlc)) {
+  Server(MessageHandler &handler, std::string tlc) : tlc(std::move(tlc)) {
     handler.method("initialize", this, &Server::onInitialize);
     handler.notification("initialized", this, &Server::onInitialized);
     handler.method("shutdown", this, &Server::onShutdown);
@@ -445,7 +444,6 @@ private:
     int64_t version = 0;
     Analysis analysis;
   };
-  MessageHandler &handler;
   OutgoingNotification<PublishDiagnosticsParams> publish;
   std::map<std::string, Document> documents; // by file path
   std::map<std::string, std::string> defines;

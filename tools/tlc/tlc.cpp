@@ -470,14 +470,17 @@ bool addTunedVariants(const std::map<std::string, tune::KernelVariants> &tuned,
       // What the entries name must be in the kernel.
       for (const auto &[name, value] : params)
         if (!llvm::any_of(info.decl->params,
-                          [&](const ParamDecl &p) { return p.name == name; }))
+                          [&, &name = name](const ParamDecl &p) {
+                            return p.name == name;
+                          }))
           return fail(origin + ": '" + name +
                       "' is not a parameter of kernel '" + kernel + "'");
       for (const auto &bucket : table.buckets)
         for (const auto &[name, size] : bucket.shape)
-          if (v == 0 && !llvm::any_of(info.symDims, [&](const SymDimInfo &d) {
-                return d.name == name;
-              })) {
+          if (v == 0 && !llvm::any_of(info.symDims,
+                                      [&, &name = name](const SymDimInfo &d) {
+                                        return d.name == name;
+                                      })) {
             std::string dims;
             for (const SymDimInfo &d : info.symDims)
               dims += (dims.empty() ? "" : ", ") + d.name;

@@ -106,8 +106,8 @@ struct GpuKernelInfo {
   /// after its ABI parameters, and the entry of the twin without tensor
   /// copies (same ABI, no maps) with its dynamic shared memory, launched
   /// when a tensor does not suit the tensor-copy unit. Empty otherwise.
-  std::vector<TensorMapParam> tensorMaps;
-  std::string fallbackEntry;
+  std::vector<TensorMapParam> tensorMaps{};
+  std::string fallbackEntry{};
   int64_t fallbackSharedBytes = 0;
   int64_t fallbackThreads = 0;
   /// The entry with tensor copies is persistent: its parameters before the
@@ -120,7 +120,7 @@ struct GpuKernelInfo {
   /// A dispatching stub of the fill heuristic: for each variant, the blocks
   /// that fill one multiprocessor (what its shared memory and threads let
   /// one hold at once, at most 4). Empty: 4 for every variant.
-  std::vector<int64_t> fillBlocksPerUnit;
+  std::vector<int64_t> fillBlocksPerUnit{};
 };
 
 /// Generates the CUDA launch stub: NAME.h with the same C++/C API as the CPU

@@ -351,7 +351,7 @@ void KernelLowering::lowerCopy(tile::CopyOp op) {
                                op.getDestUnsigned());
         if (!op.getDestIndices().empty()) {
           auto [pos, valid] = windowElement(b, loc, WindowMap::of(op), index);
-          buildIf(b, loc, valid, [&](OpBuilder &b) {
+          buildIf(b, loc, valid, [&, pos = pos](OpBuilder &b) {
             memref::StoreOp::create(b, loc, value, dst, pos);
           });
         } else {
@@ -678,7 +678,7 @@ KernelLowering::lowerFragmentVectorCopy(tile::CopyOp op,
                                  op.getDestUnsigned()),
               f->slots, slot);
         } else {
-          buildIf(b, loc, ok, [&](OpBuilder &b) {
+          buildIf(b, loc, ok, [&, p = p](OpBuilder &b) {
             Value v = memref::LoadOp::create(b, loc, f->slots, slot);
             memref::StoreOp::create(b, loc,
                                     tile::castElements(b, loc, v, globalElem,
@@ -1137,7 +1137,7 @@ void KernelLowering::lowerAtomicAdd(tile::AtomicAddOp op) {
         Value v = tile::castElements(
             b, loc, loadElement(b, loc, *this, src, index, slot), elem);
         auto [pos, valid] = windowElement(b, loc, window, index);
-        buildIf(b, loc, valid, [&](OpBuilder &b) {
+        buildIf(b, loc, valid, [&, pos = pos](OpBuilder &b) {
           memref::AtomicRMWOp::create(b, loc,
                                       llvm::isa<FloatType>(elem)
                                           ? arith::AtomicRMWKind::addf
