@@ -22,14 +22,18 @@ llvm::SMLoc DiagnosticEngine::display(llvm::SMLoc loc) {
   unsigned id = loc.isValid() ? srcMgr.FindBufferContainingLoc(loc) : 0;
   if (!id)
     return loc;
-  auto [it, inserted] = displayBuffer.try_emplace(id, 0);
   const llvm::MemoryBuffer *buffer = srcMgr.getMemoryBuffer(id);
-  if (inserted)
-    it->second = displayMgr.AddNewSourceBuffer(
+  unsigned shown = displayBuffer.lookup(id);
+  if (!shown) {
+    // The including file first: that call may insert into displayBuffer.
+    llvm::SMLoc includedAt = display(srcMgr.getParentIncludeLoc(id));
+    shown = displayMgr.AddNewSourceBuffer(
         llvm::MemoryBuffer::getMemBufferCopy(displayText(buffer->getBuffer()),
                                              buffer->getBufferIdentifier()),
-        display(srcMgr.getParentIncludeLoc(id)));
-  const char *start = displayMgr.getMemoryBuffer(it->second)->getBufferStart();
+        includedAt);
+    displayBuffer[id] = shown;
+  }
+  const char *start = displayMgr.getMemoryBuffer(shown)->getBufferStart();
   return llvm::SMLoc::getFromPointer(
       start + (loc.getPointer() - buffer->getBufferStart()));
 }

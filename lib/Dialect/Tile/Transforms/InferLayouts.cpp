@@ -301,8 +301,12 @@ private:
   void visitParallel(ParallelOp op) {
     ParallelPlan plan = planParallel(op);
     Block &body = op.getBody().front();
-    const FragmentLayout *anchor =
-        plan.anchor ? layoutOf(plan.anchor) : nullptr;
+    // A copy: require() below inserts into `layouts`, which may move the
+    // map's values.
+    std::optional<FragmentLayout> anchor;
+    if (plan.anchor)
+      if (const FragmentLayout *known = layoutOf(plan.anchor))
+        anchor = *known;
     op.walk([&](Operation *inner) {
       std::optional<ElementAccess> access = getElementAccess(inner);
       if (!access)
