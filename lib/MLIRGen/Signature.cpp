@@ -8,6 +8,8 @@
 //===----------------------------------------------------------------------===//
 #include "tlc/MLIRGen/Signature.h"
 
+#include <iterator>
+
 using namespace tlc;
 
 namespace {
@@ -60,6 +62,17 @@ GridExpr convertGrid(const Expr *e, const KernelInfo &k) {
     // Spellings in BinaryOp order.
     static const char *const spellings[] = {
         "+", "-", "*", "/", "%", "<", "<=", ">", ">=", "==", "!=", "&&", "||"};
+    // The bitwise operators follow: not computed on the host (a shift's
+    // count out of range would be undefined in the stub's C++).
+    static const char *const bitwise[] = {"&", "|", "^", "<<", ">>"};
+    size_t index = static_cast<size_t>(b->op);
+    if (index >= std::size(spellings))
+      return unsupported(
+          "'" +
+          std::string(index - std::size(spellings) < std::size(bitwise)
+                          ? bitwise[index - std::size(spellings)]
+                          : "?") +
+          "' is not computed on the host");
     g.kind = GridExpr::Binary;
     g.op = spellings[static_cast<unsigned>(b->op)];
     g.operandKind =
