@@ -25,6 +25,8 @@ CONFIGS=(
   "bf16_d64|T=bf16 D=64 Causal=false|"
   "bf16_d64_causal|T=bf16 D=64 Causal=true|"
   "bf16_d64_m64|T=bf16 D=64 Causal=false|BM=64 BN=128"
+  "bf16_d128_n64|T=bf16 D=128 Causal=false|BN=64"
+  "bf16_d128_causal_n64|T=bf16 D=128 Causal=true|BN=64"
   "f16_d64|T=f16 D=64 Causal=false|"
   "f32_d64|T=f32 D=64 Causal=false|"
 )
