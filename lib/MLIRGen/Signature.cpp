@@ -21,6 +21,33 @@ GridExpr unsupported(std::string why) {
   return g;
 }
 
+bool isBitwise(BinaryOp op) {
+  return op == BinaryOp::BitAnd || op == BinaryOp::BitOr ||
+         op == BinaryOp::BitXor || op == BinaryOp::Shl || op == BinaryOp::Shr;
+}
+
+/// Bits of an integer type as the device computes it (`int` is 64-bit).
+int64_t bitWidthOf(const Type &t) {
+  return t.kind == TypeKind::Scalar ? bitWidth(t.dtype) : 64;
+}
+
+/// `g` converted to the integer dtype of `t` when it is narrower than the
+/// host's int64_t (the bits the device keeps), `g` itself otherwise.
+GridExpr truncateTo(GridExpr g, const Type &t) {
+  if (t.kind != TypeKind::Scalar || isFloat(t.dtype) ||
+      t.dtype == DType::Bool || bitWidth(t.dtype) >= 64)
+    return g;
+  // Sema folds constants to their type's bits.
+  if (g.kind == GridExpr::Const ||
+      (g.kind == GridExpr::Cast && g.castTo == t.dtype))
+    return g;
+  GridExpr cast;
+  cast.kind = GridExpr::Cast;
+  cast.castTo = t.dtype;
+  cast.operands.push_back(std::move(g));
+  return cast;
+}
+
 GridExpr convertGrid(const Expr *e, const KernelInfo &k) {
   GridExpr g;
   g.type = hostKindOf(e->type);
@@ -53,33 +80,45 @@ GridExpr convertGrid(const Expr *e, const KernelInfo &k) {
   case ExprKind::Unary: {
     const auto *u = static_cast<const UnaryExpr *>(e);
     g.kind = GridExpr::Unary;
-    g.op = u->op == UnaryOp::Neg ? "-" : "!";
+    g.op = u->op == UnaryOp::Neg ? "-" : u->op == UnaryOp::Not ? "!" : "~";
     g.operands.push_back(convertGrid(u->operand.get(), k));
-    return g;
+    // ~ of a zero-extended u8 sets the high bits of the host's int64_t.
+    return u->op == UnaryOp::BitNot ? truncateTo(std::move(g), e->type) : g;
   }
   case ExprKind::Binary: {
     const auto *b = static_cast<const BinaryExpr *>(e);
     // Spellings in BinaryOp order.
-    static const char *const spellings[] = {
-        "+", "-", "*", "/", "%", "<", "<=", ">", ">=", "==", "!=", "&&", "||"};
-    // The bitwise operators follow: not computed on the host (a shift's
-    // count out of range would be undefined in the stub's C++).
-    static const char *const bitwise[] = {"&", "|", "^", "<<", ">>"};
+    static const char *const spellings[] = {"+",  "-", "*",  "/",  "%",  "<",
+                                            "<=", ">", ">=", "==", "!=", "&&",
+                                            "||", "&", "|",  "^",  "<<", ">>"};
     size_t index = static_cast<size_t>(b->op);
     if (index >= std::size(spellings))
-      return unsupported(
-          "'" +
-          std::string(index - std::size(spellings) < std::size(bitwise)
-                          ? bitwise[index - std::size(spellings)]
-                          : "?") +
-          "' is not computed on the host");
+      return unsupported("the grid uses an operator the stub does not know");
     g.kind = GridExpr::Binary;
-    g.op = spellings[static_cast<unsigned>(b->op)];
+    g.op = spellings[index];
     g.operandKind =
         b->operandType.isInvalid() ? HostKind::Int : hostKindOf(b->operandType);
     g.operands.push_back(convertGrid(b->lhs.get(), k));
     g.operands.push_back(convertGrid(b->rhs.get(), k));
-    return g;
+    if (!isBitwise(b->op))
+      return g;
+    // The host computes in int64_t: operands in the range of their type,
+    // a shift's amount modulo the type's width (docs/language.md), the
+    // result truncated to the type.
+    for (GridExpr &operand : g.operands)
+      operand = truncateTo(std::move(operand), b->operandType);
+    if (b->op == BinaryOp::Shl || b->op == BinaryOp::Shr) {
+      GridExpr mask;
+      mask.kind = GridExpr::Const;
+      mask.value = ConstValue::ofInt(bitWidthOf(b->operandType) - 1);
+      GridExpr amount;
+      amount.kind = GridExpr::Binary;
+      amount.op = "&";
+      amount.operands.push_back(std::move(g.operands[1]));
+      amount.operands.push_back(std::move(mask));
+      g.operands[1] = std::move(amount);
+    }
+    return truncateTo(std::move(g), e->type);
   }
   case ExprKind::Ternary: {
     const auto *t = static_cast<const TernaryExpr *>(e);

@@ -230,8 +230,14 @@ std::optional<GridExpr> exprFromAttr(DictionaryAttr d) {
     [[fallthrough]];
   }
   case GridExpr::Unary: {
+    // The operator is printed into the stub's C++: only known spellings.
+    static const char *const unaryOps[] = {"-", "!", "~"};
+    static const char *const binaryOps[] = {"+",  "-", "*",  "/",  "%",  "<",
+                                            "<=", ">", ">=", "==", "!=", "&&",
+                                            "||", "&", "|",  "^",  "<<", ">>"};
     auto op = getStr(d, "op");
-    if (!op)
+    if (!op || (e.kind == GridExpr::Unary ? indexOf(unaryOps, *op)
+                                          : indexOf(binaryOps, *op)) < 0)
       return std::nullopt;
     e.op = *op;
     break;

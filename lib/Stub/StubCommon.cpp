@@ -255,14 +255,21 @@ std::string StubBuilder::print(const GridExpr &e) {
     unsupported("'" + e.name + "' is not known before the launch");
     return "0";
   case GridExpr::ScalarArg:
-    if (e.arg < k.args.size() && !isTensor(e.arg))
-      return convert(argNames[e.arg], hostKindOf(k.args[e.arg].type), kind);
+    if (e.arg < k.args.size() && !isTensor(e.arg)) {
+      const Type &type = k.args[e.arg].type;
+      // Arithmetic on an int32_t or uint8_t argument would be C++'s int
+      // arithmetic (overflow undefined); the grid is computed in int64_t.
+      if (kind == HostKind::Int && hostKindOf(type) == HostKind::Int &&
+          type.kind == TypeKind::Scalar && bitWidth(type.dtype) < 64)
+        return "static_cast<int64_t>(" + argNames[e.arg] + ")";
+      return convert(argNames[e.arg], hostKindOf(type), kind);
+    }
     unsupported("malformed grid argument");
     return "0";
   case GridExpr::Unary:
     if (e.operands.size() != 1)
       break;
-    return std::string(e.op == "-" ? "(-" : "(!") + print(e.operands[0]) + ")";
+    return "(" + e.op + print(e.operands[0]) + ")";
   case GridExpr::Binary:
     if (e.operands.size() != 2)
       break;
@@ -308,6 +315,12 @@ std::string StubBuilder::printBinary(const GridExpr &e) {
                                      : "tlc::runtime::checkedRem(") +
              l + ", " + r + ", tlc_grid_failed)";
   }
+  // Signature.cpp masked the amount to the type's width; the helpers keep
+  // int64_t's shifts defined for negative values.
+  if (e.op == "<<")
+    return "tlc::runtime::shiftLeft(" + l + ", " + r + ")";
+  if (e.op == ">>")
+    return "tlc::runtime::shiftRight(" + l + ", " + r + ")";
   return "(" + l + " " + e.op + " " + r + ")";
 }
 

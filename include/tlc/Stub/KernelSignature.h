@@ -40,7 +40,7 @@ struct GridExpr {
     Const,      ///< `value`
     SymDim,     ///< the symbolic dimension `name`
     ScalarArg,  ///< scalar argument number `arg`
-    Unary,      ///< `op` ("-" or "!") of operands[0]
+    Unary,      ///< `op` ("-", "!" or "~") of operands[0]
     Binary,     ///< operands[0] `op` operands[1], computed as `operandKind`
     Select,     ///< operands[0] ? operands[1] : operands[2]
     Call,       ///< `name`(operands...): cdiv, min, max, pow, exp, ...

@@ -2,6 +2,7 @@
 // arithmetic where C++ would overflow or shift a negative value).
 #include "bitops.h"
 #include "check.h"
+#include "gridbits.h"
 
 #include <cstdint>
 #include <string>
@@ -43,6 +44,37 @@ int main() {
              std::to_string(N) + " exact" +
                  (bad >= 0 ? " (first mismatch at " + std::to_string(bad) + ")"
                            : ""));
+  }
+  // The grid's bitwise operators, computed by the stub: as many blocks ran
+  // as the device's own evaluation of the same expressions gives, and both
+  // match C++ on the declared types (i32 arithmetic shift, u8 logical, the
+  // amount modulo 32).
+  struct GridCase {
+    int32_t r;
+    uint8_t m;
+    int32_t sh;
+  };
+  for (GridCase g : {GridCase{1000, 0x40, 3}, GridCase{-77, 0xff, 3},
+                     GridCase{0x7fffffff, 0, 34}, GridCase{-1, 0x1f, -30}}) {
+    uint32_t amount = uint32_t(g.sh) & 31;
+    int64_t gx = ((g.r >> amount) & 7) | 1;
+    int64_t gy = uint8_t(uint8_t(~g.m) >> 5) ^ 2;
+    int64_t gz = int64_t(int32_t(1u << ((uint32_t(g.sh) + 30u) & 31))) + 2;
+    int32_t blocks = 0;
+    int64_t extents[3] = {-1, -1, -1};
+    auto b = tlc::makeTensor(&blocks, TLC_I32, {1});
+    auto e = tlc::makeTensor(extents, TLC_I64, {3});
+    bool ok = tlc::kernels::gridbits(b, e, g.r, g.m, g.sh).ok();
+    std::string got = std::to_string(blocks) + " blocks, extents " +
+                      std::to_string(extents[0]) + "x" +
+                      std::to_string(extents[1]) + "x" +
+                      std::to_string(extents[2]);
+    c.expect(ok && blocks == gx * gy * gz && extents[0] == gx &&
+                 extents[1] == gy && extents[2] == gz,
+             "gridbits",
+             "r=" + std::to_string(g.r) + " m=" + std::to_string(g.m) +
+                 " sh=" + std::to_string(g.sh) + ": " + got + ", expected " +
+                 std::to_string(gx * gy * gz));
   }
   return c.finish();
 }
