@@ -64,27 +64,6 @@ Type Sema::Impl::checkName(NameExpr *e) {
   return setType(e, sym->type, sym->constValue);
 }
 
-/// An integer converted to the integer dtype `to`: its low bits, as the
-/// generated code's truncation keeps them (i8(300) is 44, u8(-1) is 255).
-static int64_t truncateInt(int64_t v, DType to) {
-  switch (to) {
-  case DType::I32:
-    return int32_t(uint32_t(uint64_t(v)));
-  case DType::I16:
-    return int16_t(uint16_t(uint64_t(v)));
-  case DType::I8:
-    return int8_t(uint8_t(uint64_t(v)));
-  case DType::U8:
-    return uint8_t(uint64_t(v));
-  case DType::I4: // the low 4 bits, sign-extended
-    return int64_t(uint64_t(v) << 60) >> 60;
-  case DType::U4:
-    return int64_t(uint64_t(v) & 15);
-  default:
-    return v;
-  }
-}
-
 Type Sema::Impl::checkUnary(UnaryExpr *e) {
   Type t = checkExpr(e->operand.get());
   if (t.isInvalid())

@@ -88,6 +88,25 @@ DType tlc::computeDType(DType t) {
   return t;
 }
 
+int64_t tlc::truncateInt(int64_t v, DType to) {
+  switch (to) {
+  case DType::I32:
+    return int32_t(uint32_t(uint64_t(v)));
+  case DType::I16:
+    return int16_t(uint16_t(uint64_t(v)));
+  case DType::I8:
+    return int8_t(uint8_t(uint64_t(v)));
+  case DType::U8:
+    return uint8_t(uint64_t(v));
+  case DType::I4: // the low 4 bits, sign-extended
+    return int64_t(uint64_t(v) << 60) >> 60;
+  case DType::U4:
+    return int64_t(uint64_t(v) & 15);
+  default:
+    return v;
+  }
+}
+
 double tlc::roundToFloatDType(double v, DType t) {
   const llvm::fltSemantics *sem = nullptr;
   switch (t) {

@@ -21,11 +21,6 @@ GridExpr unsupported(std::string why) {
   return g;
 }
 
-bool isBitwise(BinaryOp op) {
-  return op == BinaryOp::BitAnd || op == BinaryOp::BitOr ||
-         op == BinaryOp::BitXor || op == BinaryOp::Shl || op == BinaryOp::Shr;
-}
-
 /// Bits of an integer type as the device computes it (`int` is 64-bit).
 int64_t bitWidthOf(const Type &t) {
   return t.kind == TypeKind::Scalar ? bitWidth(t.dtype) : 64;
@@ -37,9 +32,13 @@ GridExpr truncateTo(GridExpr g, const Type &t) {
   if (t.kind != TypeKind::Scalar || isFloat(t.dtype) ||
       t.dtype == DType::Bool || bitWidth(t.dtype) >= 64)
     return g;
-  // Sema folds constants to their type's bits.
-  if (g.kind == GridExpr::Const ||
-      (g.kind == GridExpr::Cast && g.castTo == t.dtype))
+  // An `int` literal next to a u8 operand is not folded to u8 by Sema.
+  if (g.kind == GridExpr::Const) {
+    if (g.value.kind == ConstValue::Int)
+      g.value.i = truncateInt(g.value.i, t.dtype);
+    return g;
+  }
+  if (g.kind == GridExpr::Cast && g.castTo == t.dtype)
     return g;
   GridExpr cast;
   cast.kind = GridExpr::Cast;
@@ -82,8 +81,8 @@ GridExpr convertGrid(const Expr *e, const KernelInfo &k) {
     g.kind = GridExpr::Unary;
     g.op = u->op == UnaryOp::Neg ? "-" : u->op == UnaryOp::Not ? "!" : "~";
     g.operands.push_back(convertGrid(u->operand.get(), k));
-    // ~ of a zero-extended u8 sets the high bits of the host's int64_t.
-    return u->op == UnaryOp::BitNot ? truncateTo(std::move(g), e->type) : g;
+    // -x and ~x of a u8 leave the range of the host's int64_t values of u8.
+    return truncateTo(std::move(g), e->type);
   }
   case ExprKind::Binary: {
     const auto *b = static_cast<const BinaryExpr *>(e);
@@ -100,11 +99,10 @@ GridExpr convertGrid(const Expr *e, const KernelInfo &k) {
         b->operandType.isInvalid() ? HostKind::Int : hostKindOf(b->operandType);
     g.operands.push_back(convertGrid(b->lhs.get(), k));
     g.operands.push_back(convertGrid(b->rhs.get(), k));
-    if (!isBitwise(b->op))
-      return g;
-    // The host computes in int64_t: operands in the range of their type,
-    // a shift's amount modulo the type's width (docs/language.md), the
-    // result truncated to the type.
+    // The host computes in int64_t, the kernel in the operands' type:
+    // operands and result are truncated to a narrower integer type (u8(0) -
+    // 1 is 255, i32 products wrap), a shift's amount is taken modulo the
+    // type's width (docs/language.md 4.4).
     for (GridExpr &operand : g.operands)
       operand = truncateTo(std::move(operand), b->operandType);
     if (b->op == BinaryOp::Shl || b->op == BinaryOp::Shr) {

@@ -50,6 +50,10 @@ DType computeDType(DType t);
 /// `v` rounded to the float dtype `t` as a conversion in generated code
 /// rounds it (to nearest even; f8 saturates to its largest finite value).
 double roundToFloatDType(double v, DType t);
+/// An integer converted to the integer dtype `to`: its low bits, as the
+/// generated code's truncation keeps them (i8(300) is 44, u8(-1) is 255);
+/// `v` itself for 64-bit and non-integer dtypes.
+int64_t truncateInt(int64_t v, DType to);
 bool isSigned(DType t);
 unsigned bitWidth(DType t);
 /// Bytes per element in memory (bool is stored as one byte; a packed

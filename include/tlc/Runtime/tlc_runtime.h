@@ -542,11 +542,10 @@ inline Status dimMismatch(const char *kernel, const char *name, int dim,
                          std::to_string(actual) + " but " + expected);
 }
 
-/// Integer division in a grid expression; sets `failed` on a zero divisor.
-// Shifts of a grid expression's bits; the amount is taken modulo 64 as
-// the generated code masks it to its type's width already. A negative
-// value shifts as two's complement (left: through uint64_t; right:
-// arithmetic, written without the implementation-defined >> of C++17).
+/// Shifts of a grid expression's bits; the amount is taken modulo 64 as
+/// the generated code masks it to its type's width already. A negative
+/// value shifts as two's complement (left: through uint64_t; right:
+/// arithmetic, written without the implementation-defined >> of C++17).
 inline int64_t shiftLeft(int64_t a, int64_t amount) {
   return static_cast<int64_t>(static_cast<uint64_t>(a) << (amount & 63));
 }
@@ -556,6 +555,7 @@ inline int64_t shiftRight(int64_t a, int64_t amount) {
   return a < 0 ? ~(~a >> amount) : a >> amount;
 }
 
+/// Integer division in a grid expression; sets `failed` on a zero divisor.
 inline int64_t checkedDiv(int64_t a, int64_t b, bool &failed) {
   if (b == 0 || (b == -1 && a == std::numeric_limits<int64_t>::min())) {
     failed = true;

@@ -3,6 +3,7 @@
 #include "bitops.h"
 #include "check.h"
 #include "gridbits.h"
+#include "gridwrap.h"
 
 #include <cstdint>
 #include <string>
@@ -75,6 +76,29 @@ int main() {
              "r=" + std::to_string(g.r) + " m=" + std::to_string(g.m) +
                  " sh=" + std::to_string(g.sh) + ": " + got + ", expected " +
                  std::to_string(gx * gy * gz));
+  }
+  // Narrow integer arithmetic wraps in the grid (u8 and i32).
+  struct WrapCase {
+    uint8_t s, m;
+    int32_t r;
+  };
+  for (WrapCase w :
+       {WrapCase{4, 0, 65537}, WrapCase{9, 3, -65535}, WrapCase{0, 1, 7}}) {
+    int64_t gx = uint8_t(255u >> (w.s & 7));
+    int64_t gy = uint8_t(w.m - 1u);
+    int64_t gz = int32_t(uint32_t(w.r) * 65536u) >> 16;
+    int32_t blocks = 0;
+    int64_t extents[3] = {-1, -1, -1};
+    auto b = tlc::makeTensor(&blocks, TLC_I32, {1});
+    auto e = tlc::makeTensor(extents, TLC_I64, {3});
+    bool ok = tlc::kernels::gridwrap(b, e, w.s, w.m, w.r).ok();
+    int64_t expected = gx > 0 && gy > 0 && gz > 0 ? gx * gy * gz : 0;
+    bool extentsOk = expected == 0 ||
+                     (extents[0] == gx && extents[1] == gy && extents[2] == gz);
+    c.expect(ok && blocks == expected && extentsOk, "gridwrap",
+             "s=" + std::to_string(w.s) + " m=" + std::to_string(w.m) +
+                 " r=" + std::to_string(w.r) + ": " + std::to_string(blocks) +
+                 " blocks, expected " + std::to_string(expected));
   }
   return c.finish();
 }
