@@ -79,22 +79,19 @@ GridExpr convertGrid(const Expr *e, const KernelInfo &k) {
   case ExprKind::Unary: {
     const auto *u = static_cast<const UnaryExpr *>(e);
     g.kind = GridExpr::Unary;
-    g.op = u->op == UnaryOp::Neg ? "-" : u->op == UnaryOp::Not ? "!" : "~";
+    static_assert(std::size(kGridUnaryOps) ==
+                  static_cast<size_t>(UnaryOp::BitNot) + 1);
+    g.op = kGridUnaryOps[static_cast<size_t>(u->op)];
     g.operands.push_back(convertGrid(u->operand.get(), k));
     // -x and ~x of a u8 leave the range of the host's int64_t values of u8.
     return truncateTo(std::move(g), e->type);
   }
   case ExprKind::Binary: {
     const auto *b = static_cast<const BinaryExpr *>(e);
-    // Spellings in BinaryOp order.
-    static const char *const spellings[] = {"+",  "-", "*",  "/",  "%",  "<",
-                                            "<=", ">", ">=", "==", "!=", "&&",
-                                            "||", "&", "|",  "^",  "<<", ">>"};
-    size_t index = static_cast<size_t>(b->op);
-    if (index >= std::size(spellings))
-      return unsupported("the grid uses an operator the stub does not know");
+    static_assert(std::size(kGridBinaryOps) ==
+                  static_cast<size_t>(BinaryOp::Shr) + 1);
     g.kind = GridExpr::Binary;
-    g.op = spellings[index];
+    g.op = kGridBinaryOps[static_cast<size_t>(b->op)];
     g.operandKind =
         b->operandType.isInvalid() ? HostKind::Int : hostKindOf(b->operandType);
     g.operands.push_back(convertGrid(b->lhs.get(), k));

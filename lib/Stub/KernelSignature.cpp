@@ -154,6 +154,15 @@ std::optional<ConstValue> constFromAttr(Attribute a) {
   return std::nullopt;
 }
 
+} // namespace
+
+const char *const tlc::kGridUnaryOps[3] = {"-", "!", "~"};
+const char *const tlc::kGridBinaryOps[18] = {"+",  "-", "*",  "/",  "%",  "<",
+                                             "<=", ">", ">=", "==", "!=", "&&",
+                                             "||", "&", "|",  "^",  "<<", ">>"};
+
+namespace {
+
 /// The index of `name` in `names`, or -1.
 template <size_t N> int indexOf(const char *const (&names)[N], StringRef name) {
   for (size_t i = 0; i < N; ++i)
@@ -231,13 +240,9 @@ std::optional<GridExpr> exprFromAttr(DictionaryAttr d) {
   }
   case GridExpr::Unary: {
     // The operator is printed into the stub's C++: only known spellings.
-    static const char *const unaryOps[] = {"-", "!", "~"};
-    static const char *const binaryOps[] = {"+",  "-", "*",  "/",  "%",  "<",
-                                            "<=", ">", ">=", "==", "!=", "&&",
-                                            "||", "&", "|",  "^",  "<<", ">>"};
     auto op = getStr(d, "op");
-    if (!op || (e.kind == GridExpr::Unary ? indexOf(unaryOps, *op)
-                                          : indexOf(binaryOps, *op)) < 0)
+    if (!op || (e.kind == GridExpr::Unary ? indexOf(kGridUnaryOps, *op)
+                                          : indexOf(kGridBinaryOps, *op)) < 0)
       return std::nullopt;
     e.op = *op;
     break;

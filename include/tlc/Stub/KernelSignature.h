@@ -35,6 +35,12 @@ inline HostKind hostKindOf(const Type &t) {
 }
 
 /// One node of a grid expression, computed by the stub before the launch.
+/// The spellings of GridExpr's operators, in the order of the frontend's
+/// UnaryOp and BinaryOp (Signature.cpp maps those to them; reading a
+/// signature accepts only these, as they are printed into the stub's C++).
+extern const char *const kGridUnaryOps[3];
+extern const char *const kGridBinaryOps[18];
+
 struct GridExpr {
   enum Kind {
     Const,      ///< `value`
