@@ -134,7 +134,15 @@ def TilePlanPipelines : Pass<"tile-plan-pipelines", "mlir::ModuleOp"> {
     loop, at its top level, copies only that way for gemms on asynchronous
     MMAs, with at least two warpgroups, is warp-specialized: the loop gets
     `tile.producer_threads = 128`, a warpgroup the target adds to issue the
-    copies while the kernel's threads compute.
+    copies while the kernel's threads compute. On a 2-D grid (the kernel
+    becomes persistent) its copies of register fragments to tensor windows
+    after the loop are staged for tensor stores (NVIDIA sm_90+: TMA): a
+    shared tile of the destination's type, swizzled by 128 bytes, with
+    `tile.store_staging = [chunk, buffers]` (the whole tile in one buffer,
+    else the widest column chunk of which two buffers fit beside the
+    stages, else one), written by a copy from the fragment, and the copy to
+    the window reads it with `tile.tensor_copy`. Where no chunk fits the
+    store stays as it was.
 
     Before:
     ```mlir

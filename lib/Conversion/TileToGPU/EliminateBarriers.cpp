@@ -176,7 +176,8 @@ void removeRedundantBarriers(Operation *root) {
       }
       bool needed = (before.write && (after.read || after.write)) ||
                     (before.read && after.write) ||
-                    ops[i]->hasAttr(tile::attr::kGlobalOrder);
+                    ops[i]->hasAttr(tile::attr::kGlobalOrder) ||
+                    ops[i]->hasAttr(tile::attr::kAsyncProxyOrder);
       if (needed) {
         before = SharedAccess();
         continue;

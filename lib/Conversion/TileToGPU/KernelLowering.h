@@ -21,6 +21,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/PatternMatch.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SetVector.h"
 
 namespace tlc::gpu_lowering {
@@ -89,6 +90,16 @@ mlir::Value viewByteAddress(mlir::OpBuilder &b, mlir::Location loc,
                             mlir::Value view, int64_t elemBytes,
                             bool readOnly = false);
 
+/// Buffer `stage` of a multi-buffered tile: [S, ...] -> [...].
+mlir::Value stageView(mlir::OpBuilder &b, mlir::Location loc,
+                      mlir::Value buffers, mlir::Value stage);
+
+/// For each slot of `layout` (a 2-D fragment), the block of `blockCols`
+/// columns its element lies in, the same for every thread; nullopt when
+/// some slot's column crosses a block boundary from one thread to another.
+std::optional<llvm::SmallVector<int64_t>>
+slotColumnBlocks(const tile::FragmentLayout &layout, int64_t blockCols);
+
 /// Whether `v` is a memref in shared (workgroup) memory.
 inline bool isWorkgroup(mlir::Value v) {
   auto type = llvm::dyn_cast<mlir::MemRefType>(v.getType());
@@ -138,6 +149,16 @@ public:
   /// Shared views of swizzled tiles (whole storage, stages included) and
   /// their swizzle in bytes (tile.swizzle).
   llvm::DenseMap<mlir::Value, int64_t> swizzles;
+  /// The tiles tensor stores read (tile.store_staging), by their tile.alloc:
+  /// `count` buffers of `chunkCols` of the tile's columns ([count, rows,
+  /// chunkCols], swizzled).
+  struct StoreStaging {
+    mlir::Value buffers;
+    int64_t chunkCols = 0, count = 0;
+  };
+  llvm::DenseMap<mlir::Value, StoreStaging> storeStaging;
+  /// Whether the kernel's returns wait for its tensor stores yet.
+  bool tensorStoresDrained = false;
 
   /// The swizzle of the shared tile `memref` is (a view of), 0 if none.
   int64_t swizzleOf(mlir::Value memref) const;
@@ -176,6 +197,20 @@ public:
   void lowerCopy(tile::CopyOp op);
   mlir::LogicalResult lowerVectorCopy(tile::CopyOp op);
   void lowerAsyncCopy(tile::CopyOp op);
+  /// A copy of a register fragment into a shared tile by vector stores of
+  /// the runs of consecutive elements a thread holds; failure when the
+  /// layout has no aligned runs.
+  mlir::LogicalResult lowerFragmentToSharedVector(tile::CopyOp op);
+  /// Writes the slots `takeSlot` selects of fragment copy `op`'s source into
+  /// the 2-D shared tile `dst`, column c at c - `colShift` (one replica
+  /// writes; vector stores where the layout has aligned runs).
+  void writeFragmentRuns(mlir::OpBuilder &b, mlir::Location loc,
+                         tile::CopyOp op, mlir::Value dst, int64_t colShift,
+                         llvm::function_ref<bool(int64_t)> takeSlot);
+  /// The write of an accumulator into its staging tile and the tensor
+  /// store that reads it (tile-plan-pipelines): chunk by chunk of
+  /// `staging`'s columns, through its buffers.
+  void lowerStagedStore(tile::CopyOp write, const StoreStaging &staging);
   mlir::LogicalResult
   lowerFragmentVectorCopy(tile::CopyOp op, const tile::FragmentLayout &layout,
                           bool firstReplicaOnly);

@@ -308,6 +308,12 @@ void KernelLowering::lowerCopy(tile::CopyOp op) {
   OpBuilder b(op);
   Location loc = op.getLoc();
   Value src = op.getSource(), dst = op.getDest();
+  // A staged accumulator store: the write into the staging tile lowers
+  // the tensor store that reads it as well.
+  if (auto staged = storeStaging.find(dst); staged != storeStaging.end())
+    return lowerStagedStore(op, staged->second);
+  if (storeStaging.contains(src))
+    return;
   if (swizzleOf(dst) && !op->hasAttr(tile::attr::kAsync)) {
     // After everything the copy becomes (it is emitted before `op`).
     OpBuilder after(op->getContext());
@@ -330,6 +336,8 @@ void KernelLowering::lowerCopy(tile::CopyOp op) {
   if (dist.kind == Distribution::Owned &&
       succeeded(
           lowerFragmentVectorCopy(op, *dist.layout, dist.firstReplicaOnly)))
+    return;
+  if (srcFrag && !dstFrag && succeeded(lowerFragmentToSharedVector(op)))
     return;
   if (op->hasAttr(tile::attr::kAsync))
     return lowerAsyncCopy(op);
@@ -581,6 +589,22 @@ void KernelLowering::lowerAsyncCopy(tile::CopyOp op) {
 /// consecutive elements along the innermost dimension: one vector access
 /// per run (up to 16 bytes) where the run is in bounds and aligned,
 /// element by element elsewhere.
+/// A vector of `width` slots of a fragment's `slots`, from `first` in steps
+/// of `step`.
+static Value slotVector(OpBuilder &b, Location loc, Value slots, int64_t first,
+                        int64_t step, int64_t width) {
+  Type elem = memrefType(slots).getElementType();
+  Value v = arith::ConstantOp::create(
+      b, loc, b.getZeroAttr(VectorType::get({width}, elem)));
+  for (int64_t l = 0; l < width; ++l)
+    v = vector::InsertOp::create(
+        b, loc,
+        memref::LoadOp::create(b, loc, slots,
+                               indexConst(b, loc, first + l * step)),
+        v, ArrayRef<int64_t>{l});
+  return v;
+}
+
 LogicalResult
 KernelLowering::lowerFragmentVectorCopy(tile::CopyOp op,
                                         const tile::FragmentLayout &layout,
@@ -649,14 +673,7 @@ KernelLowering::lowerFragmentVectorCopy(tile::CopyOp op,
               vector::ExtractOp::create(b, loc, v, ArrayRef<int64_t>{l}),
               f->slots, indexConst(b, loc, s + l * slotStep));
       } else {
-        Value v = arith::ConstantOp::create(
-            b, loc, b.getZeroAttr(VectorType::get({width}, fragElem)));
-        for (int64_t l = 0; l < width; ++l)
-          v = vector::InsertOp::create(
-              b, loc,
-              memref::LoadOp::create(b, loc, f->slots,
-                                     indexConst(b, loc, s + l * slotStep)),
-              v, ArrayRef<int64_t>{l});
+        Value v = slotVector(b, loc, f->slots, s, slotStep, width);
         v = tile::castElements(b, loc, v, globalElem, op.getSourceUnsigned(),
                                op.getDestUnsigned());
         vector::StoreOp::create(b, loc, v, global, pos, false,
@@ -691,6 +708,160 @@ KernelLowering::lowerFragmentVectorCopy(tile::CopyOp op,
     }
   });
   return success();
+}
+
+std::optional<SmallVector<int64_t>>
+gpu_lowering::slotColumnBlocks(const tile::FragmentLayout &layout,
+                               int64_t blockCols) {
+  // A slot's column: its slot digits' part plus, per thread, at most the
+  // thread factors' span.
+  int64_t innerDim = layout.rank - 1, threadSpan = 0;
+  for (unsigned f = 0; f < layout.factors.size(); ++f)
+    if (layout.factors[f].dim == innerDim && layout.factors[f].isThread())
+      threadSpan += (layout.factors[f].extent - 1) * layout.elementStride(f);
+  SmallVector<int64_t> blocks;
+  for (int64_t s = 0, e = layout.numSlots(); s < e; ++s) {
+    int64_t col = 0;
+    for (unsigned f = 0; f < layout.factors.size(); ++f)
+      if (layout.factors[f].dim == innerDim && !layout.factors[f].isThread())
+        col += layout.slotDigit(f, s) * layout.elementStride(f);
+    if (col / blockCols != (col + threadSpan) / blockCols)
+      return std::nullopt;
+    blocks.push_back(col / blockCols);
+  }
+  return blocks;
+}
+
+/// The runs of consecutive innermost elements in a thread's slots of
+/// `layout` that start at columns aligned to a vector of `elemBytes`-byte
+/// elements (every other factor along the innermost dimension steps by
+/// whole vectors), at most 16 bytes: the vector width (1 when there are no
+/// such runs) and the run's factor.
+static std::pair<int64_t, unsigned>
+alignedRuns(const tile::FragmentLayout &layout, int64_t elemBytes) {
+  int64_t innerDim = layout.rank - 1, run = 0;
+  unsigned runFactor = 0;
+  for (unsigned i = 0; i < layout.factors.size(); ++i) {
+    const tile::LayoutFactor &fac = layout.factors[i];
+    if (fac.dim == innerDim && !fac.isThread() && layout.elementStride(i) == 1)
+      run = fac.extent, runFactor = i;
+  }
+  int64_t width = std::max<int64_t>(1, std::gcd(run, 16 / elemBytes));
+  for (unsigned i = 0; i < layout.factors.size(); ++i)
+    if (i != runFactor && layout.factors[i].dim == innerDim &&
+        layout.elementStride(i) % width != 0)
+      return {1, 0};
+  return {width, runFactor};
+}
+
+void KernelLowering::writeFragmentRuns(
+    OpBuilder &b, Location loc, tile::CopyOp op, Value dst, int64_t colShift,
+    llvm::function_ref<bool(int64_t)> takeSlot) {
+  const RegisterFragment *f = fragment(op.getSource());
+  const tile::FragmentLayout &layout = f->layout;
+  Type elem = memrefType(dst).getElementType();
+  int64_t elemBytes = elem.getIntOrFloatBitWidth() / 8;
+  auto [width, runFactor] = alignedRuns(layout, elemBytes);
+  int64_t slotStep = width > 1 ? layout.factors[runFactor].slotStride : 0;
+  // Replicas hold the same values: one of them writes.
+  buildIf(b, loc, layout.isFirstReplica(b, loc, tid), [&](OpBuilder &b) {
+    for (int64_t s = 0, e = layout.numSlots(); s < e; ++s) {
+      if (!takeSlot(s) ||
+          (width > 1 && layout.slotDigit(runFactor, s) % width != 0))
+        continue;
+      SmallVector<Value> index = layout.elementIndex(b, loc, tid, s);
+      if (colShift)
+        index.back() = arith::SubIOp::create(b, loc, index.back(),
+                                             indexConst(b, loc, colShift));
+      SmallVector<Value> at = sharedPosition(b, loc, dst, index);
+      if (width == 1) {
+        Value v =
+            memref::LoadOp::create(b, loc, f->slots, indexConst(b, loc, s));
+        memref::StoreOp::create(b, loc,
+                                tile::castElements(b, loc, v, elem,
+                                                   op.getSourceUnsigned(),
+                                                   op.getDestUnsigned()),
+                                dst, at);
+        continue;
+      }
+      Value v = slotVector(b, loc, f->slots, s, slotStep, width);
+      v = tile::castElements(b, loc, v, elem, op.getSourceUnsigned(),
+                             op.getDestUnsigned());
+      vector::StoreOp::create(b, loc, v, dst, at, false,
+                              llvm::MaybeAlign(width * elemBytes));
+    }
+  });
+}
+
+LogicalResult KernelLowering::lowerFragmentToSharedVector(tile::CopyOp op) {
+  Value dst = op.getDest();
+  auto dstType = memrefType(dst);
+  Type elem = dstType.getElementType();
+  if (!op.getSourceIndices().empty() || !op.getDestIndices().empty() ||
+      !fragment(op.getSource()) || dstType.getRank() != 2 ||
+      !elem.isIntOrFloat() || elem.getIntOrFloatBitWidth() < 8 ||
+      elem.getIntOrFloatBitWidth() % 8)
+    return failure();
+  int64_t width = alignedRuns(fragment(op.getSource())->layout,
+                              elem.getIntOrFloatBitWidth() / 8)
+                      .first;
+  if (width < 2 || dstType.getShape()[1] % width != 0)
+    return failure();
+  OpBuilder b(op);
+  writeFragmentRuns(b, op.getLoc(), op, dst, 0, [](int64_t) { return true; });
+  return success();
+}
+
+void KernelLowering::lowerStagedStore(tile::CopyOp write,
+                                      const StoreStaging &staging) {
+  Value tile = write.getDest();
+  tile::CopyOp store;
+  for (Operation *user : tile.getUsers())
+    if (auto copy = llvm::dyn_cast<tile::CopyOp>(user);
+        copy && copy.getSource() == tile)
+      store = copy;
+  assert(store && "a staging tile without its tensor store");
+  OpBuilder b(write);
+  Location loc = write.getLoc();
+  auto asyncProxyBarrier = [&]() {
+    gpu::BarrierOp::create(b, loc)->setAttr(tile::attr::kAsyncProxyOrder,
+                                            b.getUnitAttr());
+  };
+  const tile::FragmentLayout &layout = fragment(write.getSource())->layout;
+  SmallVector<int64_t> blocks = *slotColumnBlocks(layout, staging.chunkCols);
+  int64_t chunks = memrefType(tile).getShape()[1] / staging.chunkCols;
+  SmallVector<Value> origin(store.getDestIndices());
+  Value firstCol = origin.back();
+  for (int64_t chunk = 0; chunk < chunks; ++chunk) {
+    // Chunk j goes to buffer j % count once the store that last read it
+    // (count stores back; the tile's chunks are a multiple of count) has.
+    inThread(b, loc, tid, 0, [&](OpBuilder &b) {
+      target.tensorStoreWait(b, loc, /*readsOnly=*/true, staging.count - 1);
+    });
+    asyncProxyBarrier();
+    Value buffer = stageView(b, loc, staging.buffers,
+                             indexConst(b, loc, chunk % staging.count));
+    writeFragmentRuns(b, loc, write, buffer, chunk * staging.chunkCols,
+                      [&](int64_t slot) { return blocks[slot] == chunk; });
+    target.fenceSharedForMma(b, loc);
+    asyncProxyBarrier();
+    origin.back() = arith::AddIOp::create(
+        b, loc, firstCol, indexConst(b, loc, chunk * staging.chunkCols));
+    inThread(b, loc, tid, 0, [&](OpBuilder &b) {
+      target.tensorStore(*this, b, loc, buffer, store.getDest(), origin);
+    });
+  }
+  // The tiles must outlive the stores' reads: thread 0 waits for them
+  // before the kernel ends.
+  if (!tensorStoresDrained) {
+    tensorStoresDrained = true;
+    func.walk([&](gpu::ReturnOp ret) {
+      OpBuilder end(ret);
+      inThread(end, loc, tid, 0, [&](OpBuilder &b) {
+        target.tensorStoreWait(b, loc, /*readsOnly=*/false, 0);
+      });
+    });
+  }
 }
 
 //===----------------------------------------------------------------------===//

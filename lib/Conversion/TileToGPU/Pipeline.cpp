@@ -198,8 +198,8 @@ SmallVector<PipelinedLoop> gpu_lowering::plannedPipelines(Operation *func) {
   return loops;
 }
 
-/// Buffer `stage` of a multi-buffered tile: [S, ...] -> [...].
-static Value stageView(OpBuilder &b, Location loc, Value buffers, Value stage) {
+Value gpu_lowering::stageView(OpBuilder &b, Location loc, Value buffers,
+                              Value stage) {
   auto type = llvm::cast<MemRefType>(buffers.getType());
   int64_t rank = type.getRank();
   SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0)), sizes,

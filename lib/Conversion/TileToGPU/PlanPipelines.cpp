@@ -4,7 +4,9 @@
 // Marks the producer copies of each `pipelined` loop (tile.async; also
 // tile.tensor_copy where the target's tensor-copy unit can run them) and the
 // stages the loop keeps (tile.pipeline_stages), fewer when the buffers would
-// not fit in shared memory. convert-tile-to-gpu builds the pipelines.
+// not fit in shared memory; warp-specializes a loop that suits it, and
+// stages a persistent kernel's accumulator stores for the tensor-copy unit.
+// convert-tile-to-gpu builds the pipelines.
 //
 //===----------------------------------------------------------------------===//
 #include "KernelLowering.h"
@@ -51,7 +53,8 @@ struct TilePlanPipelines
         return;
       swizzleMmaOperands(func, target);
       plan(func, target.getMaxSharedBytes(), info.get());
-      specialize(func, target.getMaxThreads(), info.get());
+      specialize(func, target.getMaxThreads(), target.getMaxSharedBytes(),
+                 info.get());
     });
   }
 
@@ -80,7 +83,7 @@ struct TilePlanPipelines
   /// asynchronous MMAs, in a kernel of at least two producers' worth of
   /// threads.
   void specialize(gpu::GPUFuncOp func, int64_t maxThreads,
-                  const GPUTargetInfo *info) {
+                  int64_t maxSharedBytes, const GPUTargetInfo *info) {
     int64_t producers = info ? info->producerThreads() : 0;
     int64_t threads =
         func->getAttrOfType<IntegerAttr>(tile::attr::kThreads).getInt();
@@ -114,6 +117,7 @@ struct TilePlanPipelines
     p.loop->setAttr(
         tile::attr::kProducerThreads,
         IntegerAttr::get(IntegerType::get(func.getContext(), 64), producers));
+    stageStores(func, p.loop, maxSharedBytes, info);
   }
 
   /// Whether the target's tensor-copy unit can run producer `copy`.
@@ -125,27 +129,109 @@ struct TilePlanPipelines
     return info->canTensorCopy(copy, swizzle ? swizzle.getInt() : 0);
   }
 
+  /// The shared memory of the kernel whose body is `entry`: its tiles, with
+  /// `pipelined`'s buffers, and the copy barriers of loops with tensor
+  /// copies.
+  static int64_t sharedFootprint(Block &entry,
+                                 ArrayRef<PipelinedLoop> pipelined,
+                                 const GPUTargetInfo *info) {
+    llvm::DenseMap<Value, int64_t> stagesOf;
+    int64_t barrierBytes = 0;
+    for (const PipelinedLoop &p : pipelined) {
+      for (tile::CopyOp copy : p.producers)
+        stagesOf[copy.getDest()] = p.stages;
+      if (llvm::any_of(p.producers, [&](tile::CopyOp copy) {
+            return tensorCopies(copy, info);
+          }))
+        // (full and, with warp specialization, empty barriers)
+        barrierBytes += 2 * p.stages * GPUTargetInfo::kCopyBarrierBytes;
+    }
+    return llvm::alignTo(planSharedMemory(entry, stagesOf).bytes,
+                         GPUTargetInfo::kCopyBarrierBytes) +
+           barrierBytes;
+  }
+
+  /// A warp-specialized kernel's copies of register fragments (its gemm
+  /// accumulators) to global windows after its loop become tensor stores
+  /// from a swizzled shared tile, on 2-D grids (where the kernel becomes
+  /// persistent): the threads write the tile and go on with their next
+  /// tile while the target's tensor-copy unit writes it out. The tile is
+  /// kept in buffers of a part of its columns where the whole does not fit
+  /// beside the loop's stages (tile.store_staging): the whole tile in one
+  /// buffer, else the largest chunk of which two buffers fit (the tile a
+  /// multiple of both), else one; none where even one swizzle atom's
+  /// columns do not fit, or where a chunk's elements are not the same
+  /// slots in every thread.
+  void stageStores(gpu::GPUFuncOp func, scf::ForOp loop, int64_t maxSharedBytes,
+                   const GPUTargetInfo *info) {
+    constexpr int64_t kStagingSwizzle = 128;
+    auto gridRank = func->getAttrOfType<IntegerAttr>(tile::attr::kGridRank);
+    if (!gridRank || gridRank.getInt() != 2)
+      return;
+    MLIRContext *ctx = func.getContext();
+    OpBuilder b(ctx);
+    Block &entry = func.getBody().front();
+    SmallVector<PipelinedLoop> pipelines = plannedPipelines(func);
+    for (Operation *op = loop->getNextNode(); op; op = op->getNextNode()) {
+      auto copy = llvm::dyn_cast<tile::CopyOp>(op);
+      if (!copy ||
+          tile::getScope(memrefType(copy.getSource())) !=
+              tile::MemScope::fragment ||
+          !info->canTensorStore(copy, kStagingSwizzle))
+        continue;
+      auto layoutAttr =
+          copy.getSource().getDefiningOp()->getAttrOfType<tile::LayoutAttr>(
+              tile::attr::kLayout);
+      if (!layoutAttr)
+        continue;
+      tile::FragmentLayout layout =
+          tile::FragmentLayout::fromAttr(layoutAttr, 2);
+      Location loc = copy.getLoc();
+      ArrayRef<int64_t> shape = memrefType(copy.getSource()).getShape();
+      Type elem = memrefType(copy.getDest()).getElementType();
+      int64_t cols = shape[1];
+      int64_t atomCols = kStagingSwizzle / (elem.getIntOrFloatBitWidth() / 8);
+      SmallVector<std::pair<int64_t, int64_t>> choices = {{cols, 1}};
+      for (int64_t chunk = cols / 2; chunk >= atomCols; chunk /= 2)
+        choices.push_back({chunk, 2});
+      for (int64_t chunk = cols / 2; chunk >= atomCols; chunk /= 2)
+        choices.push_back({chunk, 1});
+      b.setInsertionPointToStart(&entry);
+      auto tile = tile::AllocOp::create(
+          b, loc, tile::getTileType(shape, elem, tile::MemScope::shared));
+      tile->setAttr(tile::attr::kSwizzle, b.getI64IntegerAttr(kStagingSwizzle));
+      bool fits = false;
+      for (auto [chunk, count] : choices) {
+        if (chunk % atomCols || cols % (chunk * count) ||
+            !slotColumnBlocks(layout, chunk))
+          continue;
+        tile->setAttr(tile::attr::kStoreStaging,
+                      b.getDenseI64ArrayAttr({chunk, count}));
+        if (sharedFootprint(entry, pipelines, info) <= maxSharedBytes) {
+          fits = true;
+          break;
+        }
+      }
+      if (!fits) {
+        tile.erase();
+        continue;
+      }
+      b.setInsertionPoint(copy);
+      auto write = tile::CopyOp::create(b, loc, copy.getSource(), ValueRange(),
+                                        tile, ValueRange());
+      write.setSourceUnsigned(copy.getSourceUnsigned());
+      write.setDestUnsigned(copy.getDestUnsigned());
+      copy.getSourceMutable().assign(tile);
+      copy.setSourceUnsigned(copy.getDestUnsigned());
+      copy->setAttr(tile::attr::kTensorCopy, UnitAttr::get(ctx));
+    }
+  }
+
   void plan(gpu::GPUFuncOp func, int64_t maxSharedBytes,
             const GPUTargetInfo *info) {
     SmallVector<PipelinedLoop> pipelined = findPipelinedLoops(func);
     Block &entry = func.getBody().front();
-    // Tiles, and the copy barriers of loops with tensor copies.
-    auto footprint = [&]() -> int64_t {
-      llvm::DenseMap<Value, int64_t> stagesOf;
-      int64_t barrierBytes = 0;
-      for (const PipelinedLoop &p : pipelined) {
-        for (tile::CopyOp copy : p.producers)
-          stagesOf[copy.getDest()] = p.stages;
-        if (llvm::any_of(p.producers, [&](tile::CopyOp copy) {
-              return tensorCopies(copy, info);
-            }))
-          // (full and, with warp specialization, empty barriers)
-          barrierBytes += 2 * p.stages * GPUTargetInfo::kCopyBarrierBytes;
-      }
-      return llvm::alignTo(planSharedMemory(entry, stagesOf).bytes,
-                           GPUTargetInfo::kCopyBarrierBytes) +
-             barrierBytes;
-    };
+    auto footprint = [&]() { return sharedFootprint(entry, pipelined, info); };
     // The bytes of one buffer of each producer tile of `p`.
     auto bufferBytes = [](const PipelinedLoop &p) {
       int64_t bytes = 0;

@@ -63,6 +63,15 @@ gpu_lowering::planSharedMemory(Block &entry,
     Value value;
     int64_t bytes, alignment, first, last, offset = 0;
   };
+  // A warp-specialized kernel on a 2-D grid becomes persistent: its body
+  // runs again for the next tile while the producer already fills the
+  // loop's buffers, so every tile is live throughout.
+  Operation *func = entry.getParentOp();
+  auto gridRank = func->getAttrOfType<IntegerAttr>(tile::attr::kGridRank);
+  bool repeats = gridRank && gridRank.getInt() == 2 &&
+                 llvm::any_of(entry, [](Operation &op) {
+                   return op.hasAttr(tile::attr::kProducerThreads);
+                 });
   SmallVector<Tile> tiles;
   SharedPlan plan;
   entry.getParentOp()->walk([&](tile::AllocOp alloc) {
@@ -71,16 +80,21 @@ gpu_lowering::planSharedMemory(Block &entry,
     auto swizzle = alloc->getAttrOfType<IntegerAttr>(tile::attr::kSwizzle);
     int64_t swizzleBytes = swizzle ? swizzle.getInt() : 0;
     plan.hasSwizzled |= swizzleBytes != 0;
-    Tile t{alloc.getResult(),
-           sharedTileBytes(alloc.getType(), stagesOf.lookup(alloc.getResult()),
-                           swizzleBytes),
-           swizzleBytes ? kSwizzleAlignment : 128, index, -1};
+    int64_t bytes = sharedTileBytes(
+        alloc.getType(), stagesOf.lookup(alloc.getResult()), swizzleBytes);
+    if (auto staging =
+            alloc->getAttrOfType<DenseI64ArrayAttr>(tile::attr::kStoreStaging))
+      bytes = bytes / alloc.getType().getShape()[1] * staging[0] * staging[1];
+    Tile t{alloc.getResult(), bytes, swizzleBytes ? kSwizzleAlignment : 128,
+           index, -1};
     for (Operation *user : alloc.getResult().getUsers()) {
       Operation *top = entry.findAncestorOpInBlock(*user);
       int64_t at = top ? position.lookup(top) : 0;
       t.first = std::min(t.first, at);
       t.last = std::max(t.last, at);
     }
+    if (repeats)
+      t.first = 0, t.last = index;
     tiles.push_back(t);
   });
   llvm::stable_sort(

@@ -53,7 +53,9 @@ struct SharedPlan {
 /// offset that no live-overlapping tile occupies (1024-byte aligned for
 /// swizzled tiles, and then the plan leaves kSwizzleAlignment bytes of
 /// slack for aligning the base at run time). The barrier after a tile's
-/// last use orders it before the next tile's writes.
+/// last use orders it before the next tile's writes. In a kernel that
+/// becomes persistent (warp-specialized, on a 2-D grid) every tile is live
+/// throughout: the producer fills the next tile's buffers meanwhile.
 SharedPlan
 planSharedMemory(mlir::Block &entry,
                  const llvm::DenseMap<mlir::Value, int64_t> &stagesOf);

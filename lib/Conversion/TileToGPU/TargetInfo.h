@@ -110,6 +110,27 @@ public:
                           mlir::ValueRange srcIndex, mlir::Value dst,
                           mlir::Value barrier,
                           const ClusterPosition *shared = nullptr) const {}
+  /// Tensor stores: the tensor-copy unit writes a shared tile (swizzled by
+  /// `swizzle` bytes) to a global window while the threads go on. Whether it
+  /// can run `copy` (a copy of a 2-D tile to a window of a tensor argument;
+  /// its source may still be a register fragment: sizes come from the
+  /// destination's element type).
+  virtual bool canTensorStore(tile::CopyOp copy, int64_t swizzle) const {
+    return false;
+  }
+  /// One thread: starts storing the swizzled shared `tile` (the threads'
+  /// writes to it fenced and synchronized) to the window of global `dest`
+  /// at `destIndex` (over its two innermost dimensions; a kernel tensor
+  /// argument) and closes the stores into a group.
+  virtual void tensorStore(KernelLowering &k, mlir::OpBuilder &b,
+                           mlir::Location loc, mlir::Value tile,
+                           mlir::Value dest, mlir::ValueRange destIndex) const {
+  }
+  /// The thread that issued tensor stores: waits until at most `pending`
+  /// of its groups of them have not read their tiles (`readsOnly`) or not
+  /// completed.
+  virtual void tensorStoreWait(mlir::OpBuilder &b, mlir::Location loc,
+                               bool readsOnly, int64_t pending) const {}
   /// Every thread: waits until the phase of `barrier` with parity `parity`
   /// (index, 0 or 1) has completed; the copies' data is then visible.
   virtual void waitCopyBarrier(mlir::OpBuilder &b, mlir::Location loc,

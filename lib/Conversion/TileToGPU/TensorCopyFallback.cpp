@@ -33,6 +33,27 @@ struct TileGPUTensorCopyFallback
     return found;
   }
 
+  /// Staged accumulator stores (tile.store_staging) become the copies
+  /// they were: the twin stores without the tensor-copy unit, and without
+  /// the staging tile's shared memory.
+  static void unstageStores(gpu::GPUFuncOp twin) {
+    SmallVector<tile::AllocOp> staged;
+    twin.walk([&](tile::AllocOp alloc) {
+      if (alloc->hasAttr(tile::attr::kStoreStaging))
+        staged.push_back(alloc);
+    });
+    for (tile::AllocOp alloc : staged) {
+      tile::CopyOp write, store;
+      for (Operation *user : alloc.getResult().getUsers())
+        if (auto copy = llvm::dyn_cast<tile::CopyOp>(user))
+          (copy.getDest() == alloc.getResult() ? write : store) = copy;
+      store.getSourceMutable().assign(write.getSource());
+      store.setSourceUnsigned(write.getSourceUnsigned());
+      write.erase();
+      alloc.erase();
+    }
+  }
+
   void runOnOperation() override {
     SmallVector<gpu::GPUFuncOp> kernels;
     getOperation().walk([&](gpu::GPUFuncOp func) {
@@ -51,6 +72,7 @@ struct TileGPUTensorCopyFallback
         op->removeAttr(tile::attr::kTensorCopy);
         op->removeAttr(tile::attr::kProducerThreads);
       });
+      unstageStores(twin);
       func->setAttr(tile::attr::kFallback, b.getStringAttr(name));
     }
   }

@@ -139,6 +139,14 @@ struct ConvertTileToGPU
         auto swizzleAttr =
             alloc->getAttrOfType<IntegerAttr>(tile::attr::kSwizzle);
         int64_t swizzle = swizzleAttr ? swizzleAttr.getInt() : 0;
+        auto staging =
+            alloc->getAttrOfType<DenseI64ArrayAttr>(tile::attr::kStoreStaging);
+        if (staging) { // [buffers, rows, chunk]
+          type = MemRefType::get({type.getShape()[0], staging[0]},
+                                 type.getElementType(), type.getLayout(),
+                                 type.getMemorySpace());
+          stages = staging[1];
+        }
         SmallVector<int64_t> shape = sharedTileShape(type, stages, false);
         SmallVector<int64_t> padded = sharedTileShape(type, stages, !swizzle);
         int64_t offset = offsetAttr.getInt();
@@ -156,6 +164,10 @@ struct ConvertTileToGPU
               strides(shape.size(), 1);
           view =
               memref::SubViewOp::create(b, aloc, view, offsets, shape, strides);
+        }
+        if (staging) { // lowered with the copies that use it
+          k.storeStaging[alloc.getResult()] = {view, staging[0], staging[1]};
+          break;
         }
         if (stages) {
           buffers[alloc.getResult()] = view; // rewired by pipelineLoop
@@ -241,6 +253,8 @@ struct ConvertTileToGPU
     if (left.wasInterrupted())
       return failure();
     target->legalize(func);
+    for (auto &[value, staging] : k.storeStaging)
+      value.getDefiningOp()->erase();
     for (auto &[value, frag] : k.fragments) {
       Operation *alloc = value.getDefiningOp();
       if (!value.use_empty())

@@ -88,12 +88,13 @@ static void printLaunch(void *f, unsigned gx, unsigned gy, unsigned gz,
   // extents and the maps of the (persistent) TMA entry. Other kernels
   // (softmax for the fill heuristic) print only the grid.
   if (std::strstr(name, "gemm") && !std::strstr(name, "$fallback"))
-    std::printf(" tiles %lld x %lld maps %d %d %d",
+    std::printf(" tiles %lld x %lld maps %d %d %d %d",
                 (long long)*static_cast<int64_t *>(p[15]),
                 (long long)*static_cast<int64_t *>(p[16]),
                 *static_cast<unsigned char *>(p[17]),
                 *static_cast<unsigned char *>(p[18]),
-                *static_cast<unsigned char *>(p[19]));
+                *static_cast<unsigned char *>(p[19]),
+                *static_cast<unsigned char *>(p[20]));
 }
 int cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
                    unsigned, unsigned, unsigned shared, void *, void **p,

@@ -358,6 +358,17 @@ public:
                   Value barrier, const ClusterPosition *shared) const override {
     nvidia::emitTensorCopy(k, b, loc, copy, srcIndex, dst, barrier, shared);
   }
+  bool canTensorStore(tile::CopyOp copy, int64_t swizzle) const override {
+    return computeCapability() >= 90 && nvidia::tensorStoreSuits(copy, swizzle);
+  }
+  void tensorStore(KernelLowering &k, OpBuilder &b, Location loc, Value tile,
+                   Value dest, ValueRange destIndex) const override {
+    nvidia::emitTensorStore(k, b, loc, tile, dest, destIndex);
+  }
+  void tensorStoreWait(OpBuilder &b, Location loc, bool readsOnly,
+                       int64_t pending) const override {
+    nvidia::waitTensorStores(b, loc, readsOnly, pending);
+  }
   void waitCopyBarrier(OpBuilder &b, Location loc, Value barrier,
                        Value parity) const override {
     nvidia::waitBarrier(b, loc, barrier, parity);

@@ -169,52 +169,110 @@ static Value tensorMap(gpu::GPUFuncOp func, BlockArgument arg,
   return func.getArgument(func.getNumArguments() - 1);
 }
 
-/// The TMA copies of rows [firstRow, firstRow + rows) of `copy`'s window
-/// at `srcIndex` (a tile of `tileRows` rows), one per swizzle atom, into
-/// `dst`; to the blocks of `multicastMask` when given.
-static void copyRows(KernelLowering &k, OpBuilder &b, Location loc,
-                     tile::CopyOp copy, ValueRange srcIndex, Value dst,
-                     Value barrier, Value firstRow, int64_t rows,
-                     Value multicastMask) {
-  auto dstType = memrefType(dst);
-  int64_t rank = memrefType(copy.getSource()).getRank();
-  int64_t elemBytes = dstType.getElementTypeBitWidth() / 8;
-  int64_t tileRows = dstType.getShape()[0], cols = dstType.getShape()[1];
-  int64_t swizzle = k.swizzleOf(dst);
+/// The boxes of rows [firstRow, firstRow + rows) of the swizzled shared
+/// `tile` (its atoms stacked along its rows) at `origin` in the tensor of
+/// kernel argument `tensor` (the tile over its two innermost dimensions):
+/// `visit` gets the tensor map for such boxes and, per swizzle atom, the
+/// atom's shared address and the box's coordinates, innermost first.
+/// `readOnly`: the boxes are read from the tile (stores).
+static void
+forEachAtomBox(KernelLowering &k, OpBuilder &b, Location loc,
+               BlockArgument tensor, ValueRange origin, Value tile,
+               Value firstRow, int64_t rows, bool readOnly,
+               llvm::function_ref<void(Value, Value, ArrayRef<Value>)> visit) {
+  auto tileType = memrefType(tile);
+  int64_t rank = origin.size();
+  int64_t elemBytes = tileType.getElementTypeBitWidth() / 8;
+  int64_t tileRows = tileType.getShape()[0], cols = tileType.getShape()[1];
+  int64_t swizzle = k.swizzleOf(tile);
   int64_t atomCols = swizzle / elemBytes;
   SmallVector<int64_t> box(rank, 1);
   box[rank - 2] = rows;
   box[rank - 1] = atomCols;
-  Value map = tensorMap(k.func, tensorArgument(copy.getSource()), box, swizzle);
+  Value map = tensorMap(k.func, tensor, box, swizzle);
 
   auto c = [&](int64_t v) { return indexConst(b, loc, v); };
-  Value tileStart = viewByteAddress(b, loc, dst, elemBytes);
+  Value tileStart = viewByteAddress(b, loc, tile, elemBytes, readOnly);
   Value rowBytes = arith::MulIOp::create(b, loc, firstRow, c(swizzle));
   Value start = arith::AddIOp::create(b, loc, tileStart, rowBytes);
   auto toI32 = [&](Value v) -> Value {
     return arith::IndexCastOp::create(b, loc, b.getI32Type(), v);
   };
-  // Coordinates innermost first.
   SmallVector<Value> outer;
-  Value rowIndex = arith::AddIOp::create(b, loc, srcIndex[rank - 2], firstRow);
+  Value rowIndex = arith::AddIOp::create(b, loc, origin[rank - 2], firstRow);
   outer.push_back(toI32(rowIndex));
   for (int64_t d = rank - 3; d >= 0; --d)
-    outer.push_back(toI32(srcIndex[d]));
-  Value mbar = sharedPointer(b, loc, barrier);
-  auto clusterPtr = LLVM::LLVMPointerType::get(b.getContext(), 7);
+    outer.push_back(toI32(origin[d]));
   for (int64_t atom = 0; atom < cols / atomCols; ++atom) {
     Value address =
         arith::AddIOp::create(b, loc, start, c(atom * tileRows * swizzle));
-    Value to = LLVM::AddrSpaceCastOp::create(b, loc, clusterPtr,
-                                             sharedPointer(b, loc, address));
     SmallVector<Value> coords = {toI32(
-        arith::AddIOp::create(b, loc, srcIndex[rank - 1], c(atom * atomCols)))};
+        arith::AddIOp::create(b, loc, origin[rank - 1], c(atom * atomCols)))};
     coords.append(outer);
-    NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
-        b, loc, to, map, coords, mbar, /*im2colOffsets=*/ValueRange(),
-        multicastMask, /*l2CacheHint=*/Value(), NVVM::TMALoadMode::TILE,
-        /*isCTAOnly=*/false, /*group=*/nullptr, /*predicate=*/Value());
+    visit(map, address, coords);
   }
+}
+
+/// The TMA copies of rows [firstRow, firstRow + rows) of `copy`'s window
+/// at `srcIndex` into `dst`; to the blocks of `multicastMask` when given.
+static void copyRows(KernelLowering &k, OpBuilder &b, Location loc,
+                     tile::CopyOp copy, ValueRange srcIndex, Value dst,
+                     Value barrier, Value firstRow, int64_t rows,
+                     Value multicastMask) {
+  Value mbar = sharedPointer(b, loc, barrier);
+  auto clusterPtr = LLVM::LLVMPointerType::get(b.getContext(), 7);
+  forEachAtomBox(
+      k, b, loc, tensorArgument(copy.getSource()), srcIndex, dst, firstRow,
+      rows, /*readOnly=*/false,
+      [&](Value map, Value address, ArrayRef<Value> coords) {
+        Value to = LLVM::AddrSpaceCastOp::create(
+            b, loc, clusterPtr, sharedPointer(b, loc, address));
+        NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
+            b, loc, to, map, coords, mbar, /*im2colOffsets=*/ValueRange(),
+            multicastMask, /*l2CacheHint=*/Value(), NVVM::TMALoadMode::TILE,
+            /*isCTAOnly=*/false, /*group=*/nullptr, /*predicate=*/Value());
+      });
+}
+
+bool nvidia::tensorStoreSuits(tile::CopyOp copy, int64_t swizzle) {
+  auto dstType = memrefType(copy.getDest());
+  auto srcType = memrefType(copy.getSource());
+  int64_t rank = dstType.getRank();
+  if (!swizzle || !tensorArgument(copy.getDest()) ||
+      !copy.getSourceIndices().empty() || !copy.getGathers().empty() ||
+      copy.getDestIndices().size() != size_t(rank) || rank < 2 || rank > 5 ||
+      srcType.getRank() != 2 || !dstType.getElementType().isIntOrFloat() ||
+      dstType.getElementTypeBitWidth() % 8 != 0)
+    return false;
+  // The tile covers the two innermost dimensions.
+  SmallVector<int64_t> dims = copy.getWindowTileDims();
+  for (int64_t d = 0; d < rank; ++d)
+    if (dims[d] != (d < rank - 2 ? -1 : d - (rank - 2)))
+      return false;
+  int64_t elemBytes = dstType.getElementTypeBitWidth() / 8;
+  int64_t rows = srcType.getShape()[0], cols = srcType.getShape()[1];
+  return rows <= 256 && (cols * elemBytes) % swizzle == 0 &&
+         swizzle / elemBytes <= 256;
+}
+
+void nvidia::emitTensorStore(KernelLowering &k, OpBuilder &b, Location loc,
+                             Value tile, Value dest, ValueRange destIndex) {
+  int64_t rows = memrefType(tile).getShape()[0];
+  forEachAtomBox(k, b, loc, tensorArgument(dest), destIndex, tile,
+                 indexConst(b, loc, 0), rows, /*readOnly=*/true,
+                 [&](Value map, Value address, ArrayRef<Value> coords) {
+                   NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(
+                       b, loc, map, sharedPointer(b, loc, address), coords,
+                       /*l2CacheHint=*/Value(), NVVM::TMAStoreMode::TILE,
+                       /*predicate=*/Value());
+                 });
+  NVVM::CpAsyncBulkCommitGroupOp::create(b, loc);
+}
+
+void nvidia::waitTensorStores(OpBuilder &b, Location loc, bool readsOnly,
+                              int64_t pending) {
+  NVVM::CpAsyncBulkWaitGroupOp::create(
+      b, loc, pending, readsOnly ? b.getUnitAttr() : UnitAttr());
 }
 
 void nvidia::emitTensorCopy(KernelLowering &k, OpBuilder &b, Location loc,

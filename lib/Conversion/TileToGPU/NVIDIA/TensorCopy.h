@@ -18,6 +18,21 @@ namespace tlc::gpu_lowering::nvidia {
 /// swizzle atoms, from a kernel tensor argument of rank 2 to 5.
 bool tensorCopySuits(tile::CopyOp copy, int64_t swizzle);
 
+/// Whether TMA can store `copy`'s source tile, staged in shared memory
+/// swizzled by `swizzle` bytes, to its window: a 2-D tile of at most 256
+/// rows whose rows are whole swizzle atoms (in the destination's element
+/// type), over the two innermost dimensions of a kernel tensor argument of
+/// rank 2 to 5. Out-of-bounds parts of a box are not written.
+bool tensorStoreSuits(tile::CopyOp copy, int64_t swizzle);
+/// One TMA store per swizzle atom of the swizzled shared `tile` to the
+/// window of `dest` at `destIndex`, then a commit of the bulk group.
+void emitTensorStore(KernelLowering &k, mlir::OpBuilder &b, mlir::Location loc,
+                     mlir::Value tile, mlir::Value dest,
+                     mlir::ValueRange destIndex);
+/// cp.async.bulk.wait_group(.read) `pending`.
+void waitTensorStores(mlir::OpBuilder &b, mlir::Location loc, bool readsOnly,
+                      int64_t pending);
+
 void initBarriers(mlir::OpBuilder &b, mlir::Location loc,
                   mlir::ValueRange barriers, int64_t arrivals);
 void arriveBarrier(mlir::OpBuilder &b, mlir::Location loc, mlir::Value barrier);

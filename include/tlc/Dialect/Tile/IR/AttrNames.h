@@ -113,6 +113,25 @@ constexpr llvm::StringLiteral kAsync = "tile.async";
 /// Unit: a pipelined copy the target's tensor-copy unit runs (NVIDIA's TMA),
 /// completing on the loop's copy barriers (tile-plan-pipelines).
 constexpr llvm::StringLiteral kTensorCopy = "tile.tensor_copy";
+/// (A copy from a shared tile to a global window with tile.tensor_copy is a
+/// tensor store: the unit reads the tile and writes the window while the
+/// threads go on; tile-plan-pipelines stages a warp-specialized kernel's
+/// accumulator stores through such a tile.)
+
+// On a shared tile.alloc.
+/// DenseI64ArrayAttr [chunk, buffers]: the tile a tensor store reads, written
+/// by one copy from a register fragment right before (tile-plan-pipelines).
+/// Its storage is `buffers` buffers of `chunk` of its columns: the two copies
+/// go chunk by chunk, each waiting until the store that last read its
+/// buffer has.
+constexpr llvm::StringLiteral kStoreStaging = "tile.store_staging";
+
+// On gpu.barrier.
+/// Unit: orders the threads' shared-memory accesses against the
+/// tensor-copy unit's (a wait for its reads of a tile before the tile is
+/// rewritten; writes, fenced, before it reads them); barrier elimination
+/// keeps it.
+constexpr llvm::StringLiteral kAsyncProxyOrder = "tile.async_proxy_order";
 
 // On a pipelined scf.for.
 /// i64: byte offset in the block's dynamic shared memory of the loop's
