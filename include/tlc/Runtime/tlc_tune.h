@@ -375,6 +375,15 @@ struct Options {
   int verbose = 1;
 };
 
+/// Timed calls rotate over enough copies of the arguments (at least this
+/// many bytes in all, at most kMaxTimingSets copies) that they cannot all
+/// stay in the caches: each call reads its inputs from memory, as in an
+/// application, not the lines the previous call left in the L2 (which made
+/// bandwidth-bound kernels at shapes of a few MiB look faster than they
+/// are, and ranked their variants by cache bandwidth).
+constexpr size_t kColdBytes = size_t(256) << 20;
+constexpr size_t kMaxTimingSets = 1024;
+
 struct Buffer {
   size_t elements = 0, bytes = 0;
   std::vector<unsigned char> initial; // host copy of the starting contents
@@ -555,11 +564,44 @@ private:
     }
   }
 
+  /// The argument sets timed calls rotate over: `views` and copies of its
+  /// tensors (their starting contents), owned until destruction.
+  struct TimingSets {
+    Device &device;
+    std::vector<std::vector<TensorView>> sets;
+    std::vector<void *> owned;
+    size_t footprint = 0; // of one set
+    TimingSets(Device &device, const std::vector<TensorView> &views,
+               const std::vector<Buffer> &buffers)
+        : device(device), sets{views} {
+      for (const Buffer &b : buffers)
+        footprint += b.bytes;
+      size_t count =
+          footprint ? std::min(kMaxTimingSets,
+                               (kColdBytes + footprint - 1) / footprint)
+                    : 1;
+      for (size_t s = 1; s < count; ++s) {
+        std::vector<TensorView> copy = views;
+        for (size_t t = 0; t < buffers.size(); ++t) {
+          void *p = device.alloc(buffers[t].bytes);
+          owned.push_back(p);
+          device.upload(p, buffers[t].initial.data(), buffers[t].bytes);
+          copy[t].data = p;
+        }
+        sets.push_back(std::move(copy));
+      }
+    }
+    ~TimingSets() {
+      for (void *p : owned)
+        device.release(p);
+    }
+  };
+
   /// Candidate `c`'s time at `shape`: measured, or read from
   /// --replay-times (a negative value: it has none there).
   double time(const KernelSpec &k, const ShapeSpec &shape, int c,
-              const std::vector<TensorView> &views,
-              const std::vector<double> &scalars, const LaunchOptions &launch) {
+              const TimingSets &timing, const std::vector<double> &scalars,
+              const LaunchOptions &launch) {
     std::string key = std::string(k.name) + " " + shapeText(shape, ",", false) +
                       " " + std::to_string(c);
     double us = 0;
@@ -573,9 +615,14 @@ private:
       }
       us = it->second;
     } else {
+      size_t call = 0;
       us = microsecondsPerCall(
-          [&] { k.run(c, views.data(), scalars.data(), launch); }, device,
-          options.budgetMs);
+          [&] {
+            const std::vector<TensorView> &views =
+                timing.sets[call++ % timing.sets.size()];
+            k.run(c, views.data(), scalars.data(), launch);
+          },
+          device, options.budgetMs);
     }
     char text[64];
     std::snprintf(text, sizeof text, " %.17g\n", us);
@@ -648,7 +695,14 @@ private:
     std::vector<std::vector<unsigned char>> reference;
     for (Buffer &b : buffers)
       reference.push_back(b.result);
-    double defaultUs = time(k, shape, 0, views, scalars, launch);
+    TimingSets timing(device, views, buffers);
+    if (options.verbose && timing.sets.size() > 1)
+      std::fprintf(stderr,
+                   "tune: %s: timing on %zu copies of the arguments (%.1f "
+                   "MiB in all, beyond the caches)\n",
+                   where.c_str(), timing.sets.size(),
+                   double(timing.sets.size() * timing.footprint) / (1 << 20));
+    double defaultUs = time(k, shape, 0, timing, scalars, launch);
     if (defaultUs < 0)
       return release(buffers);
     if (options.verbose)
@@ -684,7 +738,7 @@ private:
                      mismatch.c_str());
         continue;
       }
-      double us = time(k, shape, c, views, scalars, launch);
+      double us = time(k, shape, c, timing, scalars, launch);
       if (us < 0)
         continue;
       ++measured;
