@@ -16,8 +16,8 @@
 # TUNE_PREBUILD=1 (tune only when TUNE_ONLY is set: a full tune does not fit
 # one call), then checks that the three folders fit the 64 MiB the device
 # tool carries (narrow E2E_ONLY when they do not). run gives each prepared
-# step its share of ROUND_SECONDS (570): tuning and the backward first (a
-# few minutes at most), the end-to-end run with what is left; every step's
+# step its share of ROUND_SECONDS (570): tuning (ROUND_TUNE_SECONDS, 180)
+# and the backward first, the end-to-end run with what is left; every step's
 # output goes to $OUT (results.md, sanitizer logs, fa_bwd.txt, NAME.json,
 # tune.log) and its console to $OUT/round-STEP.log.
 set -uo pipefail
@@ -68,7 +68,7 @@ run)
     tail -n 3 "$out/round-$name.log" | sed 's/^/   /'
   }
   if [ -f "$here/gen-tune/bundles.tar.gz" ]; then
-    step tune 180 bash "$here/tune.sh" run
+    step tune "${ROUND_TUNE_SECONDS:-180}" bash "$here/tune.sh" run
   fi
   if [ -f "$here/gen-xfabwd/configs.tar.gz" ]; then
     step fa_bwd 120 bash "$here/fa_bwd.sh" run --time

@@ -571,15 +571,16 @@ private:
     std::vector<std::vector<TensorView>> sets;
     std::vector<void *> owned;
     size_t footprint = 0; // of one set
+    /// `copies`: make them (not when the times are replayed).
     TimingSets(Device &device, const std::vector<TensorView> &views,
-               const std::vector<Buffer> &buffers)
+               const std::vector<Buffer> &buffers, bool copies)
         : device(device), sets{views} {
       for (const Buffer &b : buffers)
         footprint += b.bytes;
-      size_t count =
-          footprint ? std::min(kMaxTimingSets,
-                               (kColdBytes + footprint - 1) / footprint)
-                    : 1;
+      size_t count = footprint && copies
+                         ? std::min(kMaxTimingSets,
+                                    (kColdBytes + footprint - 1) / footprint)
+                         : 1;
       for (size_t s = 1; s < count; ++s) {
         std::vector<TensorView> copy = views;
         for (size_t t = 0; t < buffers.size(); ++t) {
@@ -695,7 +696,7 @@ private:
     std::vector<std::vector<unsigned char>> reference;
     for (Buffer &b : buffers)
       reference.push_back(b.result);
-    TimingSets timing(device, views, buffers);
+    TimingSets timing(device, views, buffers, !options.replayTimes);
     if (options.verbose && timing.sets.size() > 1)
       std::fprintf(stderr,
                    "tune: %s: timing on %zu copies of the arguments (%.1f "
