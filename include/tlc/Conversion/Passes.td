@@ -135,8 +135,9 @@ def TilePlanPipelines : Pass<"tile-plan-pipelines", "mlir::ModuleOp"> {
     MMAs, with at least two warpgroups, is warp-specialized: the loop gets
     `tile.producer_threads = 128`, a warpgroup the target adds to issue the
     copies while the kernel's threads compute. On a 2-D grid (the kernel
-    becomes persistent) its copies of register fragments to tensor windows
-    after the loop are staged for tensor stores (NVIDIA sm_90+: TMA): a
+    becomes persistent) its copies of register fragments to windows of
+    2-byte tensors (f16, bf16: the ones checked on a GPU so far) after the
+    loop are staged for tensor stores (NVIDIA sm_90+: TMA): a
     shared tile of the destination's type, swizzled by 128 bytes, with
     `tile.store_staging = [chunk, buffers]` (the whole tile in one buffer,
     else the widest column chunk of which two buffers fit beside the

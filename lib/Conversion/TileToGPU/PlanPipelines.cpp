@@ -152,16 +152,16 @@ struct TilePlanPipelines
   }
 
   /// A warp-specialized kernel's copies of register fragments (its gemm
-  /// accumulators) to global windows after its loop become tensor stores
-  /// from a swizzled shared tile, on 2-D grids (where the kernel becomes
-  /// persistent): the threads write the tile and go on with their next
-  /// tile while the target's tensor-copy unit writes it out. The tile is
-  /// kept in buffers of a part of its columns where the whole does not fit
-  /// beside the loop's stages (tile.store_staging): the whole tile in one
-  /// buffer, else the largest chunk of which two buffers fit (the tile a
-  /// multiple of both), else one; none where even one swizzle atom's
-  /// columns do not fit, or where a chunk's elements are not the same
-  /// slots in every thread.
+  /// accumulators) to windows of 2-byte tensors after its loop become
+  /// tensor stores from a swizzled shared tile, on 2-D grids (where the
+  /// kernel becomes persistent): the threads write the tile and go on with
+  /// their next tile while the target's tensor-copy unit writes it out. The
+  /// tile is kept in buffers of a part of its columns where the whole does
+  /// not fit beside the loop's stages (tile.store_staging): the whole tile
+  /// in one buffer, else the largest chunk of which two buffers fit (the
+  /// tile a multiple of both), else one; none where even one swizzle atom's
+  /// columns do not fit, or where a chunk's elements are not the same slots
+  /// in every thread.
   void stageStores(gpu::GPUFuncOp func, scf::ForOp loop, int64_t maxSharedBytes,
                    const GPUTargetInfo *info) {
     constexpr int64_t kStagingSwizzle = 128;
@@ -174,9 +174,12 @@ struct TilePlanPipelines
     SmallVector<PipelinedLoop> pipelines = plannedPipelines(func);
     for (Operation *op = loop->getNextNode(); op; op = op->getNextNode()) {
       auto copy = llvm::dyn_cast<tile::CopyOp>(op);
+      // (2-byte results only for now: those are the ones run against
+      // references on a GPU, bench/RESULTS.md 2026-12-05.)
       if (!copy ||
           tile::getScope(memrefType(copy.getSource())) !=
               tile::MemScope::fragment ||
+          memrefType(copy.getDest()).getElementTypeBitWidth() != 16 ||
           !info->canTensorStore(copy, kStagingSwizzle))
         continue;
       auto layoutAttr =
