@@ -10,6 +10,7 @@
 // two of 64 (one swizzle atom, 2 x 16 KiB) do. The stages stay.
 // sm_80 has no tensor copies: nothing changes.
 // SM80-NOT: tile.store_staging
+// RUN: tlc-opt %s -split-input-file '--tile-attach-target=target=cuda arch=sm_90a' --tile-infer-layouts --tile-gpu-kernel-abi --tile-plan-pipelines -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
 
 // CHECK-LABEL: gpu.func @tlc_staged
 // CHECK: %[[STAGE:.*]] = tile.alloc {tile.store_staging = array<i64: 64, 2>, tile.swizzle = 128 : i64} : memref<128x256xbf16, #tile.scope<shared>>
@@ -118,3 +119,64 @@ func.func @too_big(%A: memref<?x?xbf16, strided<[?, 1], offset: ?>>, %B: memref<
   tile.copy %acc to %C[%c0, %c0] : memref<128x256xf32, #tile.scope<fragment>>, memref<?x?xbf16, strided<[?, 1], offset: ?>>
   return
 }
+
+// -----
+
+// A persistent kernel keeps its shared tiles live throughout: with a 48 KiB
+// tile beside them, 4 stages (192 KiB) no longer fit and the loop keeps 3
+// (a remark says why); then one staging buffer of 64 columns fits (the
+// padded 50 KiB tile leaves no room for two).
+// CHECK-LABEL: gpu.func @tlc_refit
+// CHECK: tile.alloc {tile.store_staging = array<i64: 64, 1>
+// CHECK: } {tile.pipeline_stages = 3 : i64, tile.producer_threads = 128 : i64, tile.stages = 4 : i64}
+// REMARK: remark: pipelined loop runs 3 stages instead of 4 in kernel 'refit': its shared tiles stay live across the tiles of the persistent kernel
+func.func @refit(%A: memref<?x?xbf16, strided<[?, 1], offset: ?>>, %B: memref<?x?xbf16, strided<[?, 1], offset: ?>>, %C: memref<?x?xbf16, strided<[?, 1], offset: ?>>, %n: index)
+    attributes {tile.kernel, tile.grid_rank = 2 : i64, tile.threads = 256 : i64} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %cst = arith.constant 0.0 : f32
+  %acc = tile.alloc : memref<128x256xf32, #tile.scope<fragment>>
+  %Bs = tile.alloc : memref<64x256xbf16, #tile.scope<shared>>
+  %extra = tile.alloc : memref<128x192xbf16, #tile.scope<shared>>
+  %As = tile.alloc : memref<128x64xbf16, #tile.scope<shared>>
+  tile.fill %acc, %cst : memref<128x256xf32, #tile.scope<fragment>>, f32
+  scf.for %k = %c0 to %n step %c1 {
+    %k0 = arith.muli %k, %c64 : index
+    tile.copy %A[%c0, %k0] to %As : memref<?x?xbf16, strided<[?, 1], offset: ?>>, memref<128x64xbf16, #tile.scope<shared>>
+    tile.copy %B[%k0, %c0] to %Bs : memref<?x?xbf16, strided<[?, 1], offset: ?>>, memref<64x256xbf16, #tile.scope<shared>>
+    tile.gemm %As, %Bs, %acc : memref<128x64xbf16, #tile.scope<shared>>, memref<64x256xbf16, #tile.scope<shared>>, memref<128x256xf32, #tile.scope<fragment>>
+  } {tile.stages = 4 : i64}
+  tile.copy %acc to %C[%c0, %c0] : memref<128x256xf32, #tile.scope<fragment>>, memref<?x?xbf16, strided<[?, 1], offset: ?>>
+  return
+}
+
+// -----
+
+// C += A @ B reads C before the loop: its store, asynchronous, would not be
+// ordered with the reads, so it is not staged (the kernel is still
+// warp-specialized).
+// CHECK-LABEL: gpu.func @tlc_accumulate
+// CHECK-NOT: tile.store_staging
+// CHECK: tile.producer_threads = 128
+// CHECK: tile.copy %{{.*}} to %{{.*}}[%{{.*}}, %{{.*}}] : memref<128x256xf32, #tile.scope<fragment>>, memref<?x?xbf16
+func.func @accumulate(%A: memref<?x?xbf16, strided<[?, 1], offset: ?>>, %B: memref<?x?xbf16, strided<[?, 1], offset: ?>>, %C: memref<?x?xbf16, strided<[?, 1], offset: ?>>, %n: index)
+    attributes {tile.kernel, tile.grid_rank = 2 : i64, tile.threads = 256 : i64} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %cst = arith.constant 0.0 : f32
+  %acc = tile.alloc : memref<128x256xf32, #tile.scope<fragment>>
+  %Bs = tile.alloc : memref<64x256xbf16, #tile.scope<shared>>
+  %As = tile.alloc : memref<128x64xbf16, #tile.scope<shared>>
+  tile.copy %C[%c0, %c0] to %acc : memref<?x?xbf16, strided<[?, 1], offset: ?>>, memref<128x256xf32, #tile.scope<fragment>>
+  scf.for %k = %c0 to %n step %c1 {
+    %k0 = arith.muli %k, %c64 : index
+    tile.copy %A[%c0, %k0] to %As : memref<?x?xbf16, strided<[?, 1], offset: ?>>, memref<128x64xbf16, #tile.scope<shared>>
+    tile.copy %B[%k0, %c0] to %Bs : memref<?x?xbf16, strided<[?, 1], offset: ?>>, memref<64x256xbf16, #tile.scope<shared>>
+    tile.gemm %As, %Bs, %acc : memref<128x64xbf16, #tile.scope<shared>>, memref<64x256xbf16, #tile.scope<shared>>, memref<128x256xf32, #tile.scope<fragment>>
+  } {tile.stages = 4 : i64}
+  tile.copy %acc to %C[%c0, %c0] : memref<128x256xf32, #tile.scope<fragment>>, memref<?x?xbf16, strided<[?, 1], offset: ?>>
+  return
+}
+

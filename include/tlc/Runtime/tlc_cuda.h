@@ -353,8 +353,10 @@ struct alignas(64) TensorMap {
 };
 
 /// The tensor map of one tensor argument of a kernel with tensor copies,
-/// cached for the last (data, shape, strides) it was built for: a kernel
-/// launched again on the same tensors (the usual case) encodes nothing.
+/// cached for the last few (data, shape, strides) it was built for: a
+/// kernel launched again on the same tensors (the usual case), or on a few
+/// alternating ones (double-buffered activations, a tuner's rotating
+/// copies), encodes nothing.
 class TensorMapCache {
 public:
   /// Writes to `out` the map of `t` (elements of `elementBytes`) for boxes
@@ -366,23 +368,34 @@ public:
   bool get(const TensorView &t, int64_t elementBytes, const uint32_t *box,
            int64_t swizzle, TensorMap &out) {
     std::lock_guard<std::mutex> lock(mutex);
-    if (!(valid && same(t))) {
-      key = t;
-      valid = true;
-      usable = encode(t, elementBytes, box, swizzle);
+    Entry *entry = nullptr;
+    for (Entry &e : entries)
+      if (e.valid && same(e.key, t))
+        entry = &e;
+    if (!entry) { // replace the oldest
+      entry = &entries[next];
+      next = (next + 1) % kEntries;
+      entry->key = t;
+      entry->valid = true;
+      entry->usable = encode(t, elementBytes, box, swizzle, entry->map);
     }
-    if (usable)
-      out = map;
-    return usable;
+    if (entry->usable)
+      out = entry->map;
+    return entry->usable;
   }
 
 private:
+  static constexpr int kEntries = 8;
+  struct Entry {
+    bool valid = false, usable = false;
+    TensorView key{};
+    TensorMap map{};
+  };
   std::mutex mutex; // guards the rest
-  bool valid = false, usable = false;
-  TensorView key{};
-  TensorMap map{};
+  Entry entries[kEntries];
+  int next = 0;
 
-  bool same(const TensorView &t) const {
+  static bool same(const TensorView &key, const TensorView &t) {
     if (t.data != key.data || t.rank != key.rank)
       return false;
     for (int32_t d = 0; d < t.rank; ++d)
@@ -391,8 +404,8 @@ private:
     return true;
   }
 
-  bool encode(const TensorView &t, int64_t elementBytes, const uint32_t *box,
-              int64_t swizzle) {
+  static bool encode(const TensorView &t, int64_t elementBytes,
+                     const uint32_t *box, int64_t swizzle, TensorMap &map) {
     const Driver &d = driver();
     int32_t rank = t.rank;
     if (!d.cuTensorMapEncodeTiled || rank < 1 || rank > 5 ||

@@ -585,10 +585,6 @@ void KernelLowering::lowerAsyncCopy(tile::CopyOp op) {
     ifAligned(fullWidth, elementwise);
 }
 
-/// Fragment <-> global window, when the layout gives each thread runs of
-/// consecutive elements along the innermost dimension: one vector access
-/// per run (up to 16 bytes) where the run is in bounds and aligned,
-/// element by element elsewhere.
 /// A vector of `width` slots of a fragment's `slots`, from `first` in steps
 /// of `step`.
 static Value slotVector(OpBuilder &b, Location loc, Value slots, int64_t first,
@@ -605,6 +601,10 @@ static Value slotVector(OpBuilder &b, Location loc, Value slots, int64_t first,
   return v;
 }
 
+/// Fragment <-> global window, when the layout gives each thread runs of
+/// consecutive elements along the innermost dimension: one vector access
+/// per run (up to 16 bytes) where the run is in bounds and aligned,
+/// element by element elsewhere.
 LogicalResult
 KernelLowering::lowerFragmentVectorCopy(tile::CopyOp op,
                                         const tile::FragmentLayout &layout,
@@ -746,7 +746,9 @@ alignedRuns(const tile::FragmentLayout &layout, int64_t elemBytes) {
     if (fac.dim == innerDim && !fac.isThread() && layout.elementStride(i) == 1)
       run = fac.extent, runFactor = i;
   }
-  int64_t width = std::max<int64_t>(1, std::gcd(run, 16 / elemBytes));
+  if (run < 2)
+    return {1, 0};
+  int64_t width = std::gcd(run, 16 / elemBytes);
   for (unsigned i = 0; i < layout.factors.size(); ++i)
     if (i != runFactor && layout.factors[i].dim == innerDim &&
         layout.elementStride(i) % width != 0)

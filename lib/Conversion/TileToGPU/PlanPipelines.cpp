@@ -53,8 +53,11 @@ struct TilePlanPipelines
         return;
       swizzleMmaOperands(func, target);
       plan(func, target.getMaxSharedBytes(), info.get());
-      specialize(func, target.getMaxThreads(), target.getMaxSharedBytes(),
-                 info.get());
+      specialize(func, target.getMaxThreads(), info.get());
+      refit(func, target.getMaxSharedBytes(), info.get());
+      for (const PipelinedLoop &p : plannedPipelines(func))
+        if (p.loop->hasAttr(tile::attr::kProducerThreads))
+          stageStores(func, p.loop, target.getMaxSharedBytes(), info.get());
     });
   }
 
@@ -83,7 +86,7 @@ struct TilePlanPipelines
   /// asynchronous MMAs, in a kernel of at least two producers' worth of
   /// threads.
   void specialize(gpu::GPUFuncOp func, int64_t maxThreads,
-                  int64_t maxSharedBytes, const GPUTargetInfo *info) {
+                  const GPUTargetInfo *info) {
     int64_t producers = info ? info->producerThreads() : 0;
     int64_t threads =
         func->getAttrOfType<IntegerAttr>(tile::attr::kThreads).getInt();
@@ -117,7 +120,6 @@ struct TilePlanPipelines
     p.loop->setAttr(
         tile::attr::kProducerThreads,
         IntegerAttr::get(IntegerType::get(func.getContext(), 64), producers));
-    stageStores(func, p.loop, maxSharedBytes, info);
   }
 
   /// Whether the target's tensor-copy unit can run producer `copy`.
@@ -127,6 +129,37 @@ struct TilePlanPipelines
     auto swizzle = copy.getDest().getDefiningOp()->getAttrOfType<IntegerAttr>(
         tile::attr::kSwizzle);
     return info->canTensorCopy(copy, swizzle ? swizzle.getInt() : 0);
+  }
+
+  /// Warp specialization on a 2-D grid keeps every shared tile live
+  /// throughout (planSharedMemory): where the tiles then no longer fit, the
+  /// loop gives up stages (down to 2), then its specialization.
+  void refit(gpu::GPUFuncOp func, int64_t maxSharedBytes,
+             const GPUTargetInfo *info) {
+    Block &entry = func.getBody().front();
+    SmallVector<PipelinedLoop> pipelines = plannedPipelines(func);
+    for (PipelinedLoop &p : pipelines) {
+      if (!p.loop->hasAttr(tile::attr::kProducerThreads) ||
+          sharedFootprint(entry, pipelines, info) <= maxSharedBytes)
+        continue;
+      int64_t before = p.stages;
+      while (sharedFootprint(entry, pipelines, info) > maxSharedBytes &&
+             p.stages > 2)
+        --p.stages;
+      if (sharedFootprint(entry, pipelines, info) > maxSharedBytes) {
+        p.stages = before;
+        p.loop->removeAttr(tile::attr::kProducerThreads);
+        continue;
+      }
+      p.loop->setAttr(
+          tile::attr::kPipelineStages,
+          IntegerAttr::get(IntegerType::get(func.getContext(), 64), p.stages));
+      p.loop->emitRemark() << "pipelined loop runs " << p.stages
+                           << " stages instead of " << before << " in kernel '"
+                           << tile::kernelSourceName(func.getName())
+                           << "': its shared tiles stay live across the tiles "
+                              "of the persistent kernel";
+    }
   }
 
   /// The shared memory of the kernel whose body is `entry`: its tiles, with
@@ -151,6 +184,21 @@ struct TilePlanPipelines
            barrierBytes;
   }
 
+  /// Whether `copy` is the only op of the kernel whose body is `entry` that
+  /// touches its destination tensor: a tensor store's writes are ordered
+  /// with nothing the threads do after it.
+  static bool onlyAccessTo(Block &entry, tile::CopyOp copy) {
+    Value root = globalRoot(copy.getDest());
+    return root && llvm::none_of(entry, [&](Operation &op) {
+             if (&op == copy.getOperation())
+               return false;
+             GlobalAccess access = globalAccessOf(&op);
+             return access.reads.contains(root) ||
+                    access.writes.contains(root) ||
+                    access.atomics.contains(root);
+           });
+  }
+
   /// A warp-specialized kernel's copies of register fragments (its gemm
   /// accumulators) to windows of 2-byte tensors after its loop become
   /// tensor stores from a swizzled shared tile, on 2-D grids (where the
@@ -160,13 +208,18 @@ struct TilePlanPipelines
   /// not fit beside the loop's stages (tile.store_staging): the whole tile
   /// in one buffer, else the largest chunk of which two buffers fit (the
   /// tile a multiple of both), else one; none where even one swizzle atom's
-  /// columns do not fit, or where a chunk's elements are not the same slots
-  /// in every thread.
+  /// columns do not fit, where a chunk's elements are not the same slots in
+  /// every thread, or where the kernel touches the tensor elsewhere.
   void stageStores(gpu::GPUFuncOp func, scf::ForOp loop, int64_t maxSharedBytes,
                    const GPUTargetInfo *info) {
     constexpr int64_t kStagingSwizzle = 128;
     auto gridRank = func->getAttrOfType<IntegerAttr>(tile::attr::kGridRank);
     if (!gridRank || gridRank.getInt() != 2)
+      return;
+    // Reductions take scratch after the tiles (placed by the lowering), and
+    // a staging tile would leave them too little room.
+    if (func.walk([](tile::ReduceOp) { return WalkResult::interrupt(); })
+            .wasInterrupted())
       return;
     MLIRContext *ctx = func.getContext();
     OpBuilder b(ctx);
@@ -185,7 +238,7 @@ struct TilePlanPipelines
       auto layoutAttr =
           copy.getSource().getDefiningOp()->getAttrOfType<tile::LayoutAttr>(
               tile::attr::kLayout);
-      if (!layoutAttr)
+      if (!layoutAttr || !onlyAccessTo(entry, copy))
         continue;
       tile::FragmentLayout layout =
           tile::FragmentLayout::fromAttr(layoutAttr, 2);

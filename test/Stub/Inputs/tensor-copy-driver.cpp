@@ -8,9 +8,9 @@
 
 alignas(64) static uint16_t a[384 * 136], b[136 * 512], c[384 * 512];
 
-static void run(const char *what, int64_t M, int64_t N, int64_t K,
-                int64_t lda) {
-  tlc::TensorView A = tlc::makeTensor(a, TLC_BF16, {M, K}, {lda, 1});
+static void run(const char *what, int64_t M, int64_t N, int64_t K, int64_t lda,
+                int64_t aOffset = 0) {
+  tlc::TensorView A = tlc::makeTensor(a + aOffset, TLC_BF16, {M, K}, {lda, 1});
   tlc::TensorView B = tlc::makeTensor(b, TLC_BF16, {K, N});
   tlc::TensorView C = tlc::makeTensor(c, TLC_BF16, {M, N});
   tlc::Status st = tlc::kernels::gemm(A, B, C);
@@ -23,5 +23,10 @@ int main() {
   run("rows of 120 bytes", 256, 512, 60, 60);
   run("aligned again", 256, 512, 128, 128);
   run("three rows of tiles", 384, 512, 128, 128); // no clusters of two rows
+  // Eight more A tensors (128-byte steps): the maps of the last 8 tensors
+  // per argument stay cached, so the first A is encoded again after them.
+  for (int i = 1; i <= 8; ++i)
+    run("rotating A", 256, 512, 128, 128, 64 * i);
+  run("first A again", 256, 512, 128, 128);
   return 0;
 }
