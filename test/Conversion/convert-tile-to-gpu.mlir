@@ -472,4 +472,3 @@ func.func @shared_rmw(%X: memref<?xf32, strided<[1], offset: ?>>)
   tile.copy %m to %X[%c0] : memref<4xf32, #tile.scope<fragment>>, memref<?xf32, strided<[1], offset: ?>>
   return
 }
-
