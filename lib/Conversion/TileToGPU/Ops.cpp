@@ -585,6 +585,20 @@ void KernelLowering::lowerAsyncCopy(tile::CopyOp op) {
     ifAligned(fullWidth, elementwise);
 }
 
+/// The slot factor of consecutive innermost elements of `layout` (element
+/// stride 1): its extent (0 when there is none) and index.
+static std::pair<int64_t, unsigned>
+innerRun(const tile::FragmentLayout &layout) {
+  int64_t innerDim = layout.rank - 1, run = 0;
+  unsigned runFactor = 0;
+  for (unsigned i = 0; i < layout.factors.size(); ++i) {
+    const tile::LayoutFactor &fac = layout.factors[i];
+    if (fac.dim == innerDim && !fac.isThread() && layout.elementStride(i) == 1)
+      run = fac.extent, runFactor = i;
+  }
+  return {run, runFactor};
+}
+
 /// A vector of `width` slots of a fragment's `slots`, from `first` in steps
 /// of `step`.
 static Value slotVector(OpBuilder &b, Location loc, Value slots, int64_t first,
@@ -623,14 +637,7 @@ KernelLowering::lowerFragmentVectorCopy(tile::CopyOp op,
   if (!f || !globalElem.isIntOrFloat() ||
       globalElem.getIntOrFloatBitWidth() < 8)
     return failure();
-  // The slot factor of consecutive innermost elements.
-  int64_t innerDim = layout.rank - 1, run = 0;
-  unsigned runFactor = 0;
-  for (unsigned i = 0; i < layout.factors.size(); ++i) {
-    const tile::LayoutFactor &fac = layout.factors[i];
-    if (fac.dim == innerDim && !fac.isThread() && layout.elementStride(i) == 1)
-      run = fac.extent, runFactor = i;
-  }
+  auto [run, runFactor] = innerRun(layout);
   if (run < 2)
     return failure();
   int64_t width =
@@ -739,13 +746,8 @@ gpu_lowering::slotColumnBlocks(const tile::FragmentLayout &layout,
 /// such runs) and the run's factor.
 static std::pair<int64_t, unsigned>
 alignedRuns(const tile::FragmentLayout &layout, int64_t elemBytes) {
-  int64_t innerDim = layout.rank - 1, run = 0;
-  unsigned runFactor = 0;
-  for (unsigned i = 0; i < layout.factors.size(); ++i) {
-    const tile::LayoutFactor &fac = layout.factors[i];
-    if (fac.dim == innerDim && !fac.isThread() && layout.elementStride(i) == 1)
-      run = fac.extent, runFactor = i;
-  }
+  int64_t innerDim = layout.rank - 1;
+  auto [run, runFactor] = innerRun(layout);
   if (run < 2)
     return {1, 0};
   int64_t width = std::gcd(run, 16 / elemBytes);
