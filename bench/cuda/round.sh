@@ -19,7 +19,8 @@
 # step its share of ROUND_SECONDS (570): tuning (ROUND_TUNE_SECONDS, 180)
 # and the backward first, the end-to-end run with what is left; every step's
 # output goes to $OUT (results.md, sanitizer logs, fa_bwd.txt, NAME.json,
-# tune.log) and its console to $OUT/round-STEP.log.
+# tune.log) and its console to $OUT/round-STEP.log, all packed at the end
+# into $OUT/all.tar.gz (the device tool brings back 8 files at most).
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 
@@ -82,6 +83,19 @@ run)
       E2E_SANITIZER_TIMEOUT=$(((rest - 100) / 6)) \
       E2E_SANITIZER_TOOLS="${E2E_SANITIZER_TOOLS:-memcheck racecheck}" \
       bash "$here/e2e.sh" run
+  fi
+  # The device tool brings back only a few files (8): everything goes into
+  # all.tar.gz, and results.md and up to five tuning databases stay beside
+  # it as plain files.
+  archive="$(mktemp -d)/all.tar.gz"
+  if (cd "$out" && tar czf "$archive" .); then
+    kept=$( (cd "$out" && ls results.md 2>/dev/null;
+      ls -- *.json 2>/dev/null | grep -v '^results.json$' | head -n 5) )
+    find "$out" -mindepth 1 -maxdepth 1 | while read -r f; do
+      grep -qxF "$(basename "$f")" <<<"$kept" || rm -rf "$f"
+    done
+    mv "$archive" "$out/all.tar.gz"
+    echo "round: $out/all.tar.gz holds every output; kept beside it:" $kept
   fi
   exit $status
   ;;
