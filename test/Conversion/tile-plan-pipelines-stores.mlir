@@ -69,11 +69,13 @@ func.func @one_tile(%A: memref<?x?xbf16, strided<[?, 1], offset: ?>>, %B: memref
 // f32 results stay stores from registers (only 2-byte results are staged
 // so far: those have run against references on a GPU).
 // CHECK-LABEL: gpu.func @tlc_f32
+// REMARK: remark: accumulator store of kernel 'f32' stays a store from registers: tensor stores are staged for 2-byte results only so far
 // CHECK-NOT: tile.store_staging
 // CHECK: tile.copy %{{.*}} to %{{.*}}[%{{.*}}, %{{.*}}] : memref<128x256xf32, #tile.scope<fragment>>, memref<?x?xf32
 // With another 24 KiB tile beside the stages, not even one buffer of one
 // swizzle atom (128 x 64 bf16, 16 KiB) fits: the store stays.
 // CHECK-LABEL: gpu.func @tlc_too_big
+// REMARK: remark: accumulator store of kernel 'too_big' stays a store from registers: no staging tile of whole 128-byte column chunks fits in shared memory beside the pipeline's stages
 // CHECK-NOT: tile.store_staging
 // CHECK: } {tile.pipeline_stages = 4 : i64, tile.producer_threads = 128 : i64, tile.stages = 4 : i64}
 // CHECK: tile.copy %{{.*}} to %{{.*}}[%{{.*}}, %{{.*}}] : memref<128x256xf32, #tile.scope<fragment>>, memref<?x?xbf16
@@ -157,6 +159,7 @@ func.func @refit(%A: memref<?x?xbf16, strided<[?, 1], offset: ?>>, %B: memref<?x
 // ordered with the reads, so it is not staged (the kernel is still
 // warp-specialized).
 // CHECK-LABEL: gpu.func @tlc_accumulate
+// REMARK: remark: accumulator store of kernel 'accumulate' stays a store from registers: the kernel accesses the tensor elsewhere, and a tensor store is not ordered with that
 // CHECK-NOT: tile.store_staging
 // CHECK: tile.producer_threads = 128
 // CHECK: tile.copy %{{.*}} to %{{.*}}[%{{.*}}, %{{.*}}] : memref<128x256xf32, #tile.scope<fragment>>, memref<?x?xbf16
@@ -176,6 +179,35 @@ func.func @accumulate(%A: memref<?x?xbf16, strided<[?, 1], offset: ?>>, %B: memr
     tile.copy %B[%k0, %c0] to %Bs : memref<?x?xbf16, strided<[?, 1], offset: ?>>, memref<64x256xbf16, #tile.scope<shared>>
     tile.gemm %As, %Bs, %acc : memref<128x64xbf16, #tile.scope<shared>>, memref<64x256xbf16, #tile.scope<shared>>, memref<128x256xf32, #tile.scope<fragment>>
   } {tile.stages = 4 : i64}
+  tile.copy %acc to %C[%c0, %c0] : memref<128x256xf32, #tile.scope<fragment>>, memref<?x?xbf16, strided<[?, 1], offset: ?>>
+  return
+}
+
+// -----
+
+// A kernel that reduces keeps its stores: the reduction's scratch needs the
+// shared memory.
+// CHECK-LABEL: gpu.func @tlc_reduces
+// CHECK-NOT: tile.store_staging
+// REMARK: remark: accumulator store of kernel 'reduces' stays a store from registers: the kernel reduces, and its scratch needs the shared memory a staging tile would take
+func.func @reduces(%A: memref<?x?xbf16, strided<[?, 1], offset: ?>>, %B: memref<?x?xbf16, strided<[?, 1], offset: ?>>, %C: memref<?x?xbf16, strided<[?, 1], offset: ?>>, %n: index)
+    attributes {tile.kernel, tile.grid_rank = 2 : i64, tile.threads = 256 : i64} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %cst = arith.constant 0.0 : f32
+  %acc = tile.alloc : memref<128x256xf32, #tile.scope<fragment>>
+  %Bs = tile.alloc : memref<64x256xbf16, #tile.scope<shared>>
+  %As = tile.alloc : memref<128x64xbf16, #tile.scope<shared>>
+  tile.fill %acc, %cst : memref<128x256xf32, #tile.scope<fragment>>, f32
+  scf.for %k = %c0 to %n step %c1 {
+    %k0 = arith.muli %k, %c64 : index
+    tile.copy %A[%c0, %k0] to %As : memref<?x?xbf16, strided<[?, 1], offset: ?>>, memref<128x64xbf16, #tile.scope<shared>>
+    tile.copy %B[%k0, %c0] to %Bs : memref<?x?xbf16, strided<[?, 1], offset: ?>>, memref<64x256xbf16, #tile.scope<shared>>
+    tile.gemm %As, %Bs, %acc : memref<128x64xbf16, #tile.scope<shared>>, memref<64x256xbf16, #tile.scope<shared>>, memref<128x256xf32, #tile.scope<fragment>>
+  } {tile.stages = 4 : i64}
+  %rs = tile.alloc : memref<128xf32, #tile.scope<fragment>>
+  tile.reduce <sum> %acc to %rs {dim = 1 : i64} : memref<128x256xf32, #tile.scope<fragment>>, memref<128xf32, #tile.scope<fragment>>
   tile.copy %acc to %C[%c0, %c0] : memref<128x256xf32, #tile.scope<fragment>>, memref<?x?xbf16, strided<[?, 1], offset: ?>>
   return
 }

@@ -216,30 +216,49 @@ struct TilePlanPipelines
     auto gridRank = func->getAttrOfType<IntegerAttr>(tile::attr::kGridRank);
     if (!gridRank || gridRank.getInt() != 2)
       return;
-    // Reductions take scratch after the tiles (placed by the lowering), and
-    // a staging tile would leave them too little room.
-    if (func.walk([](tile::ReduceOp) { return WalkResult::interrupt(); })
-            .wasInterrupted())
-      return;
+    bool reduces =
+        func.walk([](tile::ReduceOp) { return WalkResult::interrupt(); })
+            .wasInterrupted();
     MLIRContext *ctx = func.getContext();
     OpBuilder b(ctx);
     Block &entry = func.getBody().front();
     SmallVector<PipelinedLoop> pipelines = plannedPipelines(func);
     for (Operation *op = loop->getNextNode(); op; op = op->getNextNode()) {
       auto copy = llvm::dyn_cast<tile::CopyOp>(op);
-      // (2-byte results only for now: those are the ones run against
-      // references on a GPU, bench/RESULTS.md 2026-12-05.)
       if (!copy ||
           tile::getScope(memrefType(copy.getSource())) !=
               tile::MemScope::fragment ||
-          memrefType(copy.getDest()).getElementTypeBitWidth() != 16 ||
           !info->canTensorStore(copy, kStagingSwizzle))
         continue;
+      // What keeps a store from registers (tlc --remarks).
+      auto refuse = [&](llvm::StringRef why) {
+        copy->emitRemark() << "accumulator store of kernel '"
+                           << tile::kernelSourceName(func.getName())
+                           << "' stays a store from registers: " << why;
+      };
       auto layoutAttr =
           copy.getSource().getDefiningOp()->getAttrOfType<tile::LayoutAttr>(
               tile::attr::kLayout);
-      if (!layoutAttr || !onlyAccessTo(entry, copy))
+      if (!layoutAttr)
         continue;
+      // (2-byte results only for now: those are the ones run against
+      // references on a GPU, bench/RESULTS.md 2026-12-05.)
+      if (memrefType(copy.getDest()).getElementTypeBitWidth() != 16) {
+        refuse("tensor stores are staged for 2-byte results only so far");
+        continue;
+      }
+      // Reductions take scratch after the tiles (placed by the lowering),
+      // and a staging tile would leave them too little room.
+      if (reduces) {
+        refuse("the kernel reduces, and its scratch needs the shared memory "
+               "a staging tile would take");
+        continue;
+      }
+      if (!onlyAccessTo(entry, copy)) {
+        refuse("the kernel accesses the tensor elsewhere, and a tensor store "
+               "is not ordered with that");
+        continue;
+      }
       tile::FragmentLayout layout =
           tile::FragmentLayout::fromAttr(layoutAttr, 2);
       Location loc = copy.getLoc();
@@ -270,6 +289,8 @@ struct TilePlanPipelines
       }
       if (!fits) {
         tile.erase();
+        refuse("no staging tile of whole 128-byte column chunks fits in "
+               "shared memory beside the pipeline's stages");
         continue;
       }
       b.setInsertionPoint(copy);
