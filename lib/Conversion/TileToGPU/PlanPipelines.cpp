@@ -267,10 +267,9 @@ struct TilePlanPipelines
       int64_t cols = shape[1];
       int64_t atomCols = kStagingSwizzle / (elem.getIntOrFloatBitWidth() / 8);
       SmallVector<std::pair<int64_t, int64_t>> choices = {{cols, 1}};
-      for (int64_t chunk = cols / 2; chunk >= atomCols; chunk /= 2)
-        choices.push_back({chunk, 2});
-      for (int64_t chunk = cols / 2; chunk >= atomCols; chunk /= 2)
-        choices.push_back({chunk, 1});
+      for (int64_t count : {2, 1})
+        for (int64_t chunk = cols / 2; chunk >= atomCols; chunk /= 2)
+          choices.push_back({chunk, count});
       b.setInsertionPointToStart(&entry);
       auto tile = tile::AllocOp::create(
           b, loc, tile::getTileType(shape, elem, tile::MemScope::shared));

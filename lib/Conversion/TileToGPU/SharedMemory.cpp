@@ -32,6 +32,19 @@ int64_t gpu_lowering::sharedTileBytes(MemRefType type, int64_t stages,
          elementBytes(type.getElementType());
 }
 
+std::pair<MemRefType, int64_t> gpu_lowering::sharedStorage(tile::AllocOp alloc,
+                                                           int64_t stages) {
+  MemRefType type = alloc.getType();
+  auto staging =
+      alloc->getAttrOfType<DenseI64ArrayAttr>(tile::attr::kStoreStaging);
+  if (!staging)
+    return {type, stages};
+  return {MemRefType::get({type.getShape()[0], staging[0]},
+                          type.getElementType(), type.getLayout(),
+                          type.getMemorySpace()),
+          staging[1]};
+}
+
 void gpu_lowering::swizzleMmaOperands(Operation *func,
                                       tile::TargetAttr target) {
   if (!target)
@@ -80,11 +93,9 @@ gpu_lowering::planSharedMemory(Block &entry,
     auto swizzle = alloc->getAttrOfType<IntegerAttr>(tile::attr::kSwizzle);
     int64_t swizzleBytes = swizzle ? swizzle.getInt() : 0;
     plan.hasSwizzled |= swizzleBytes != 0;
-    int64_t bytes = sharedTileBytes(
-        alloc.getType(), stagesOf.lookup(alloc.getResult()), swizzleBytes);
-    if (auto staging =
-            alloc->getAttrOfType<DenseI64ArrayAttr>(tile::attr::kStoreStaging))
-      bytes = bytes / alloc.getType().getShape()[1] * staging[0] * staging[1];
+    auto [type, buffers] =
+        sharedStorage(alloc, stagesOf.lookup(alloc.getResult()));
+    int64_t bytes = sharedTileBytes(type, buffers, swizzleBytes);
     Tile t{alloc.getResult(), bytes, swizzleBytes ? kSwizzleAlignment : 128,
            index, -1};
     for (Operation *user : alloc.getResult().getUsers()) {

@@ -9,11 +9,14 @@
 #define TLC_CONVERSION_TILETOGPU_SHAREDMEMORY_H
 
 #include "tlc/Dialect/Tile/IR/TileDialect.h"
+#include "tlc/Dialect/Tile/IR/TileOps.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Value.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallVector.h"
+
+#include <utility>
 
 namespace tlc::gpu_lowering {
 
@@ -26,6 +29,11 @@ llvm::SmallVector<int64_t> sharedTileShape(mlir::MemRefType type,
 /// Bytes of the storage of a shared tile with `stages` buffers: padded, or
 /// dense when it is swizzled (`swizzle` bytes, not 0).
 int64_t sharedTileBytes(mlir::MemRefType type, int64_t stages, int64_t swizzle);
+/// What shared tile `alloc` with `stages` pipeline buffers is stored as: its
+/// type and buffer count, or for a staging tile (tile.store_staging =
+/// [chunk, buffers]) `buffers` buffers of `chunk` of its columns.
+std::pair<mlir::MemRefType, int64_t> sharedStorage(tile::AllocOp alloc,
+                                                   int64_t stages);
 /// Swizzled tiles start at multiples of this many bytes (the repeat of the
 /// widest swizzle pattern: 8 rows of 128 bytes), so that the pattern the
 /// lowering writes is the one the hardware reads by address.

@@ -135,18 +135,14 @@ struct ConvertTileToGPU
                                  "tile-plan-shared-memory first)");
         auto buffersAttr =
             alloc->getAttrOfType<IntegerAttr>(tile::attr::kBuffers);
-        int64_t stages = buffersAttr ? buffersAttr.getInt() : 0;
         auto swizzleAttr =
             alloc->getAttrOfType<IntegerAttr>(tile::attr::kSwizzle);
         int64_t swizzle = swizzleAttr ? swizzleAttr.getInt() : 0;
         auto staging =
             alloc->getAttrOfType<DenseI64ArrayAttr>(tile::attr::kStoreStaging);
-        if (staging) { // [buffers, rows, chunk]
-          type = MemRefType::get({type.getShape()[0], staging[0]},
-                                 type.getElementType(), type.getLayout(),
-                                 type.getMemorySpace());
-          stages = staging[1];
-        }
+        int64_t stages = 0;
+        std::tie(type, stages) =
+            sharedStorage(alloc, buffersAttr ? buffersAttr.getInt() : 0);
         SmallVector<int64_t> shape = sharedTileShape(type, stages, false);
         SmallVector<int64_t> padded = sharedTileShape(type, stages, !swizzle);
         int64_t offset = offsetAttr.getInt();
