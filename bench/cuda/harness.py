@@ -625,11 +625,14 @@ def gemm_sizes():
     # (square, an LLM projection, a ragged mid size, skinny M).
     # Rows of 16-byte multiples run the tensor-copy (TMA) entry on sm_90a,
     # the others its fallback (K = 68: rows of 8-byte multiples, copied in
-    # 8-byte chunks).
+    # 8-byte chunks). N = 133 with K = 136: linear.tl's A and W suit TMA and
+    # C does not (its TMA entry stores from registers); 2048x50257x4096 is
+    # such a shape at speed (a language model's vocabulary projection).
     return [((77, 133, 61), 0, True), ((16, 64, 40), 0, True),
             ((130, 257, 129), 3, True), ((1, 1, 1), 0, True),
             ((200, 264, 136), 0, True), ((96, 200, 72), 8, True),
             ((333, 520, 1000), 0, True), ((100, 136, 68), 0, True),
+            ((200, 133, 136), 0, True), ((2048, 50257, 4096), 0, False),
             ((1000, 1000, 1000), 0, False), ((4096, 4096, 4096), 0, False),
             ((8192, 8192, 8192), 0, False), ((4096, 11008, 4096), 0, False),
             ((3000, 5000, 700), 0, False), ((64, 8192, 8192), 0, False),

@@ -209,8 +209,10 @@ private:
   }
 
   /// A kernel with tensor copies: its entry with the tensor maps appended
-  /// to the parameters when every tensor suits the tensor-copy unit; the
-  /// fallback entry (the statements after these) otherwise.
+  /// to the parameters when every tensor it loads suits the tensor-copy
+  /// unit (the tensors it only stores through maps set its store flag:
+  /// docs/abi.md); the fallback entry (the statements after these)
+  /// otherwise.
   bool emitTensorCopyLaunch(llvm::raw_ostream &os,
                             const std::vector<std::string> &params,
                             const std::map<unsigned, unsigned> &argOfParam) {
@@ -221,6 +223,7 @@ private:
     os << "    static tlc::" << ns << "::TensorMapCache tlc_map_cache["
        << info.tensorMaps.size() << "];\n";
     std::string condition = "!tlc::" + ns + "::tensorCopiesDisabled()";
+    std::string storeCondition;
     for (size_t m = 0; m < info.tensorMaps.size(); ++m) {
       const TensorMapParam &map = info.tensorMaps[m];
       auto arg = argOfParam.find(map.param);
@@ -231,23 +234,36 @@ private:
         return false;
       }
       std::string var = "tlc_map_" + std::to_string(m);
-      os << "    tlc::" << ns << "::TensorMap " << var << ";\n";
+      os << "    tlc::" << ns << "::TensorMap " << var << "{};\n";
       os << "    const uint32_t " << var << "_box[] = {";
       for (size_t d = 0; d < map.box.size(); ++d)
         os << (d ? ", " : "") << map.box[d];
       os << "};\n";
-      condition += " &&\n        tlc_map_cache[" + std::to_string(m) +
-                   "].get(" + launchName(arg->second) + ", " +
-                   std::to_string(byteSize(k.args[arg->second].type.dtype)) +
-                   ", " + var + "_box, " + std::to_string(map.swizzle) + ", " +
-                   var + ")";
+      std::string get =
+          "tlc_map_cache[" + std::to_string(m) + "].get(" +
+          launchName(arg->second) + ", " +
+          std::to_string(byteSize(k.args[arg->second].type.dtype)) + ", " +
+          var + "_box, " + std::to_string(map.swizzle) + ", " + var + ")";
+      (map.store ? storeCondition : condition) += " &&\n        " + get;
     }
     os << "    if (" << condition << ") {\n";
+    bool storeFlag = !storeCondition.empty();
+    if (storeFlag) {
+      // The maps are all built (a refused one stays zero, never read).
+      os << "      int32_t tlc_store_by_map = true" << storeCondition << ";\n";
+      os << "      if (!tlc_store_by_map && tlc::" << ns
+         << "::traceLaunches())\n"
+         << "        std::fprintf(stderr, \"tlc: %s: an output does not suit "
+            "tensor stores: storing from registers\\n\", "
+         << quotedName() << ");\n";
+    }
     if (info.persistent)
       os << "      int64_t tlc_grid_x = tlc_gx, tlc_grid_y = tlc_gy;\n";
     os << "      void *tlc_tensor_copy_params[] = {";
     for (const std::string &p : params)
       os << p << ", ";
+    if (storeFlag)
+      os << "&tlc_store_by_map, ";
     if (info.persistent)
       os << "&tlc_grid_x, &tlc_grid_y, ";
     for (size_t m = 0; m < info.tensorMaps.size(); ++m)

@@ -170,6 +170,10 @@ struct TensorMapParam {
   unsigned param = 0;
   std::vector<int64_t> box;
   int64_t swizzle = 0;
+  /// The kernel only stores through this map (tile.store_staging): when the
+  /// tensor does not suit the tensor-copy unit, the entry still runs, with
+  /// its store flag 0 (it then stores from registers; docs/abi.md).
+  bool store = false;
 };
 
 /// The signatures on the kernels of `module` (attribute tile.signature), in

@@ -156,6 +156,11 @@ public:
     int64_t chunkCols = 0, count = 0;
   };
   llvm::DenseMap<mlir::Value, StoreStaging> storeStaging;
+  /// With staging tiles: the kernel's store flag (i1, from an i32 parameter
+  /// before the grid extents and tensor maps; docs/abi.md). The stub clears
+  /// it when the stored tensor does not suit the tensor-copy unit: the
+  /// accumulators are then stored from registers.
+  mlir::Value storeByTensorCopy;
   /// Whether the kernel's returns wait for its tensor stores yet.
   bool tensorStoresDrained = false;
 

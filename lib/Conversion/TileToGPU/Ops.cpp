@@ -827,6 +827,22 @@ void KernelLowering::lowerStagedStore(tile::CopyOp write,
   assert(store && "a staging tile without its tensor store");
   OpBuilder b(write);
   Location loc = write.getLoc();
+  // When the stub clears the store flag (the tensor does not suit the
+  // tensor-copy unit), the accumulators go from registers, as in the
+  // kernel's twin without tensor copies.
+  auto byTensorCopy = scf::IfOp::create(b, loc, storeByTensorCopy,
+                                        /*withElseRegion=*/true);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(byTensorCopy.elseBlock()->getTerminator());
+    auto direct = llvm::cast<tile::CopyOp>(b.clone(*store));
+    direct.getSourceMutable().assign(write.getSource());
+    direct.setSourceUnsigned(write.getSourceUnsigned());
+    direct->removeAttr(tile::attr::kTensorCopy);
+    lowerCopy(direct);
+    direct.erase();
+  }
+  b.setInsertionPoint(byTensorCopy.thenBlock()->getTerminator());
   auto asyncProxyBarrier = [&]() {
     gpu::BarrierOp::create(b, loc)->setAttr(tile::attr::kAsyncProxyOrder,
                                             b.getUnitAttr());

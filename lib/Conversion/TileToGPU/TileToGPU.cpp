@@ -198,6 +198,18 @@ struct ConvertTileToGPU
       }
     }
 
+    if (!k.storeStaging.empty()) {
+      // An i32 before the tensor maps (and before the grid's extents, which
+      // pipelineLoop inserts there too); inserting into a gpu.func with a
+      // body cannot fail.
+      auto maps = func->getAttrOfType<ArrayAttr>(tile::attr::kTensorMaps);
+      unsigned at = func.getNumArguments() - (maps ? maps.size() : 0);
+      (void)func.insertArgument(at, b.getI32Type(), b.getDictionaryAttr({}),
+                                loc);
+      k.storeByTensorCopy = arith::CmpIOp::create(
+          b, loc, arith::CmpIPredicate::ne, func.getArgument(at),
+          arith::ConstantIntOp::create(b, loc, b.getI32Type(), 0));
+    }
     for (const PipelinedLoop &p : pipelined)
       pipelineLoop(p, buffers, k);
     placeMmaWaits(func, *target);

@@ -199,6 +199,7 @@ void GPUTarget::collectLaunchFacts(mlir::ModuleOp lowered,
           entry.getAs<mlir::DenseI64ArrayAttr>("box").asArrayRef();
       map.box.assign(box.begin(), box.end());
       map.swizzle = entry.getAs<mlir::IntegerAttr>("swizzle").getInt();
+      map.store = entry.contains("store");
       params.push_back(std::move(map));
     }
   });

@@ -1,7 +1,8 @@
 // A stand-in libcuda.so.1 for kernels with tensor copies: prints every
 // cuTensorMapEncodeTiled call and, per launch, the entry, the grid extents
-// a persistent entry takes and the tensor maps passed after them (their
-// first byte numbers the encode that made them), and the cluster shape of
+// a persistent entry takes, its store flag (1: C is stored through its
+// tensor map) and the tensor maps passed after them (their first byte
+// numbers the encode that made them; 0: none), and the cluster shape of
 // cuLaunchKernelEx, so the stub's choice between the TMA entry and its
 // fallback, and of clusters, can be tested without a GPU. The device has 3
 // SMs that hold one block each (the fill heuristic counts them too).
@@ -84,17 +85,18 @@ static void printLaunch(void *f, unsigned gx, unsigned gy, unsigned gz,
   const char *name = static_cast<const char *>(f);
   std::printf("fake: launch %s grid %u %u %u block %u shared %u", name, gx, gy,
               gz, bx, shared);
-  // gemm's ABI: three rank-2 tensors, 5 parameters each; then the grid
-  // extents and the maps of the (persistent) TMA entry. Other kernels
-  // (softmax for the fill heuristic) print only the grid.
+  // gemm's ABI: three rank-2 tensors, 5 parameters each; then the store
+  // flag, the grid extents and the maps of the (persistent) TMA entry.
+  // Other kernels (softmax for the fill heuristic) print only the grid.
   if (std::strstr(name, "gemm") && !std::strstr(name, "$fallback"))
-    std::printf(" tiles %lld x %lld maps %d %d %d %d",
-                (long long)*static_cast<int64_t *>(p[15]),
+    std::printf(" store %d tiles %lld x %lld maps %d %d %d %d",
+                *static_cast<int32_t *>(p[15]),
                 (long long)*static_cast<int64_t *>(p[16]),
-                *static_cast<unsigned char *>(p[17]),
+                (long long)*static_cast<int64_t *>(p[17]),
                 *static_cast<unsigned char *>(p[18]),
                 *static_cast<unsigned char *>(p[19]),
-                *static_cast<unsigned char *>(p[20]));
+                *static_cast<unsigned char *>(p[20]),
+                *static_cast<unsigned char *>(p[21]));
 }
 int cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
                    unsigned, unsigned, unsigned shared, void *, void **p,

@@ -143,19 +143,23 @@ void nvidia::waitBarrier(OpBuilder &b, Location loc, Value barrier,
 }
 
 /// The kernel parameter holding the tensor map of `arg`'s tensor copied in
-/// boxes of `box` (outermost first) into tiles swizzled by `swizzle` bytes;
-/// added (with its tile.tensor_maps entry) when the kernel has none yet.
+/// boxes of `box` (outermost first) into tiles swizzled by `swizzle` bytes
+/// (`store`: out of such tiles); added (with its tile.tensor_maps entry)
+/// when the kernel has none yet.
 static Value tensorMap(gpu::GPUFuncOp func, BlockArgument arg,
-                       ArrayRef<int64_t> box, int64_t swizzle) {
+                       ArrayRef<int64_t> box, int64_t swizzle, bool store) {
   MLIRContext *ctx = func.getContext();
   Builder b(ctx);
   SmallVector<Attribute> maps;
   if (auto existing = func->getAttrOfType<ArrayAttr>(tile::attr::kTensorMaps))
     maps.assign(existing.begin(), existing.end());
-  auto entry = b.getDictionaryAttr(
-      {b.getNamedAttr("param", b.getI64IntegerAttr(arg.getArgNumber())),
-       b.getNamedAttr("box", b.getDenseI64ArrayAttr(box)),
-       b.getNamedAttr("swizzle", b.getI64IntegerAttr(swizzle))});
+  SmallVector<NamedAttribute> fields = {
+      b.getNamedAttr("param", b.getI64IntegerAttr(arg.getArgNumber())),
+      b.getNamedAttr("box", b.getDenseI64ArrayAttr(box)),
+      b.getNamedAttr("swizzle", b.getI64IntegerAttr(swizzle))};
+  if (store)
+    fields.push_back(b.getNamedAttr("store", b.getUnitAttr()));
+  auto entry = b.getDictionaryAttr(fields);
   unsigned first = func.getNumArguments() - maps.size();
   for (auto [i, map] : llvm::enumerate(maps))
     if (map == entry)
@@ -189,7 +193,7 @@ forEachAtomBox(KernelLowering &k, OpBuilder &b, Location loc,
   SmallVector<int64_t> box(rank, 1);
   box[rank - 2] = rows;
   box[rank - 1] = atomCols;
-  Value map = tensorMap(k.func, tensor, box, swizzle);
+  Value map = tensorMap(k.func, tensor, box, swizzle, /*store=*/readOnly);
 
   auto c = [&](int64_t v) { return indexConst(b, loc, v); };
   Value tileStart = viewByteAddress(b, loc, tile, elemBytes, readOnly);
