@@ -249,7 +249,8 @@ private:
     os << "    if (" << condition << ") {\n";
     bool storeFlag = !storeCondition.empty();
     if (storeFlag) {
-      // The maps are all built (a refused one stays zero, never read).
+      // The store maps up to the first refused one are encoded; that one
+      // and any after it stay zero, never read with the flag 0.
       os << "      int32_t tlc_store_by_map = true" << storeCondition << ";\n";
       os << "      if (!tlc_store_by_map && tlc::" << ns
          << "::traceLaunches())\n"

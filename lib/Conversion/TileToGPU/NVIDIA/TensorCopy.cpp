@@ -157,6 +157,8 @@ static Value tensorMap(gpu::GPUFuncOp func, BlockArgument arg,
       b.getNamedAttr("param", b.getI64IntegerAttr(arg.getArgNumber())),
       b.getNamedAttr("box", b.getDenseI64ArrayAttr(box)),
       b.getNamedAttr("swizzle", b.getI64IntegerAttr(swizzle))};
+  // A store map never equals a load map of the same tensor (staging
+  // requires that the kernel touch the stored tensor nowhere else).
   if (store)
     fields.push_back(b.getNamedAttr("store", b.getUnitAttr()));
   auto entry = b.getDictionaryAttr(fields);
