@@ -254,6 +254,12 @@ void CompileReport::collect(ModuleOp module) {
         t.bytes = type.getNumElements() * std::max<int64_t>(bits / 8, 1);
         t.buffers = intAttr(alloc, tile::attr::kBuffers, 1);
         t.swizzle = intAttr(alloc, tile::attr::kSwizzle);
+        if (auto staging = alloc->getAttrOfType<DenseI64ArrayAttr>(
+                tile::attr::kStoreStaging);
+            staging && staging.size() == 2) {
+          t.stagingColumns = staging[0];
+          t.stagingBuffers = staging[1];
+        }
         if (auto layout = alloc->getAttr(tile::attr::kLayout)) {
           llvm::raw_string_ostream os(t.layout);
           layout.print(os);
@@ -380,6 +386,10 @@ void CompileReport::printText(llvm::raw_ostream &os) const {
         os << " x " << t.buffers << " buffers";
       if (t.swizzle)
         os << ", swizzle " << t.swizzle;
+      if (t.stagingColumns)
+        os << ", TMA-store staging: " << t.stagingColumns
+           << "-column chunks in " << t.stagingBuffers << " buffer"
+           << (t.stagingBuffers > 1 ? "s" : "");
       if (!t.demoted.empty())
         os << ", moved to shared memory: " << t.demoted;
       os << "  (" << t.location << ")\n";
@@ -446,6 +456,8 @@ llvm::json::Value CompileReport::toJSON() const {
                                          {"bytes", t.bytes},
                                          {"buffers", t.buffers},
                                          {"swizzle", t.swizzle},
+                                         {"staging_columns", t.stagingColumns},
+                                         {"staging_buffers", t.stagingBuffers},
                                          {"layout", t.layout},
                                          {"demoted", t.demoted},
                                          {"location", t.location}});

@@ -62,6 +62,9 @@ private:
   struct Tile {
     std::string name, scope, type, location, layout, demoted;
     int64_t bytes = 0, buffers = 1, swizzle = 0;
+    /// A staging tile of TMA stores (tile.store_staging): the columns of
+    /// each chunk and the buffers that hold chunks; 0 otherwise.
+    int64_t stagingColumns = 0, stagingBuffers = 0;
   };
   struct Loop {
     std::string location;
