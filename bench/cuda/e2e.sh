@@ -37,6 +37,7 @@
 #   TLC, PTXAS, CUOBJDUMP      tool paths (build/bin/tlc, /usr/local/cuda/bin/...)
 #   E2E_ARCH=sm_90a            -arch for tlc and ptxas
 #   E2E_ONLY=REGEX             prepare only the configurations matching REGEX
+#   E2E_SRC=DIR                compile DIR's examples (default: this checkout)
 #   E2E_DEFS_<cfg>="A=1 B=2"   replace the -D list of configuration <cfg>
 #   E2E_STUB_ONLY=1            -emit=stub (no device code; for testing this
 #                              script: every launch then fails at run time)
@@ -48,6 +49,10 @@
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
+# The sources prepare compiles (examples/, test inputs): this checkout, or
+# E2E_SRC (another checkout, e.g. a git worktree of an older commit for an
+# A/B run: bench/cuda/ab.sh).
+src="${E2E_SRC:-$root}"
 gen="${E2E_GEN:-$here/gen-e2e}"
 arch="${E2E_ARCH:-sm_90a}"
 
@@ -156,15 +161,15 @@ prepare_one() { # name example defines...
   [ "${E2E_STUB_ONLY:-0}" = 1 ] && emit=(-emit=stub)
   local cmd=("$tlc" "examples/$example" -I examples -target=cuda
     "-arch=$arch" "${dargs[@]}" "${emit[@]}" --bundle -o "$dir/")
-  echo "== $name: ${cmd[*]#"$root/"}"
+  echo "== $name: ${cmd[*]#"$src/"}"
   local t0 t1 rc status=ok
   t0="$(now)"
-  (cd "$root" && "${cmd[@]}") >"$dir/tlc.log" 2>&1
+  (cd "$src" && "${cmd[@]}") >"$dir/tlc.log" 2>&1
   rc=$?
   t1="$(now)"
   if [ $rc != 0 ]; then
     status=failed
-    record_failure "$name" "tlc exit $rc: ${cmd[*]#"$root/"}" "$dir/tlc.log"
+    record_failure "$name" "tlc exit $rc: ${cmd[*]#"$src/"}" "$dir/tlc.log"
     # No stub of a failed configuration may be built and run by mistake.
     rm -f "$dir"/*.cpp "$dir"/*.h
   fi
@@ -176,14 +181,14 @@ prepare_one() { # name example defines...
     echo "status=$status"
     echo "stub_only=${E2E_STUB_ONLY:-0}"
     echo "tlc_seconds=$(elapsed "$t0" "$t1")"
-    echo "command=${cmd[*]#"$root/"}"
+    echo "command=${cmd[*]#"$src/"}"
   } >"$dir/CONFIG"
 
   # Python bindings of the same kernels, loading the library run() builds
   # (python_torch.py calls them with torch tensors).
   local stem
   stem="$(basename "$example" .tl)"
-  (cd "$root" && "$tlc" "examples/$example" -I examples -target=cuda \
+  (cd "$src" && "$tlc" "examples/$example" -I examples -target=cuda \
     "-arch=$arch" "${dargs[@]}" -emit=python \
     "--python-library=libtlc_e2e_$name.so" -o "$dir/$stem.py") \
     >"$dir/python.log" 2>&1 || rm -f "$dir/$stem.py"
@@ -191,7 +196,7 @@ prepare_one() { # name example defines...
   # Resource usage: tlc -emit=ptx, then ptxas -v on every .ptx written.
   local pcmd=("$tlc" "examples/$example" -I examples -target=cuda
     "-arch=$arch" "${dargs[@]}" -emit=ptx -o "$dir/")
-  if (cd "$root" && "${pcmd[@]}") >"$dir/ptx.log" 2>&1; then
+  if (cd "$src" && "${pcmd[@]}") >"$dir/ptx.log" 2>&1; then
     local ptx found=0
     : >"$dir/ptxas.txt"
     for ptx in "$dir"/*.ptx; do
@@ -224,9 +229,9 @@ prepare() {
   : >"$gen/FAILED.txt"
   : >"$gen/CONFIGS"
   {
-    echo "commit=$(git -C "$root" rev-parse HEAD 2>/dev/null || echo unknown)"
-    echo "subject=$(git -C "$root" log -1 --format=%s 2>/dev/null)"
-    if [ -n "$(git -C "$root" status --porcelain --untracked-files=no 2>/dev/null)" ]; then
+    echo "commit=$(git -C "$src" rev-parse HEAD 2>/dev/null || echo unknown)"
+    echo "subject=$(git -C "$src" log -1 --format=%s 2>/dev/null)"
+    if [ -n "$(git -C "$src" status --porcelain --untracked-files=no 2>/dev/null)" ]; then
       echo "dirty=yes (uncommitted changes to tracked files)"
     else
       echo "dirty=no"
