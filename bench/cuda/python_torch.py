@@ -1,13 +1,22 @@
 """python_torch.py GEN: the generated Python modules (tlc -emit=python,
 written by `e2e.sh prepare` next to each configuration's stubs) called with
 PyTorch CUDA tensors on the GPU, against torch, on PyTorch's current stream
-and on a side stream: gemm (configurations gemm_*) and softmax (softmax_*),
-ragged sizes included. Prints PASS/FAIL lines; exit 1 on any failure."""
+and on a side stream: gemm (configurations gemm_*), linear (linear_*) and
+softmax (softmax_*), ragged sizes included. linear at N = 133 (C's rows not
+16-byte aligned, A and W aligned) runs traced (TLC_CUDA_TRACE=1): a
+persistent warp-specialized variant (configurations *_wg2) must say that it
+stores from registers (the store flag, docs/abi.md) and be right. Prints
+PASS/FAIL lines; exit 1 on any failure."""
 import importlib.util
 import os
 import sys
+import tempfile
 
-import torch
+# Read once by the stubs, at their first launch: every launch is traced
+# (to stderr, which traced() captures where it matters).
+os.environ["TLC_CUDA_TRACE"] = "1"
+
+import torch  # noqa: E402
 
 gen = sys.argv[1]
 failures = 0
@@ -22,6 +31,22 @@ def load(config, stem):
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def traced(call):
+    """Runs call() and returns what the stubs wrote to stderr meanwhile."""
+    sys.stderr.flush()
+    with tempfile.TemporaryFile() as f:
+        saved = os.dup(2)
+        os.dup2(f.fileno(), 2)
+        try:
+            call()
+            torch.cuda.synchronize()
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+        f.seek(0)
+        return f.read().decode(errors="replace")
 
 
 def report(ok, what):
@@ -47,6 +72,29 @@ for config in sorted(os.listdir(gen)):
             err = ((C.double() - ref).norm() / ref.norm()).item()
             report(err < (2e-2 if dtype != torch.float32 else 1e-4),
                    "%s gemm %dx%dx%d rel err %.2g" % (config, M, N, K, err))
+        ran += 1
+    if config.startswith("linear_"):
+        m = load(config, "linear")
+        if m is None:
+            continue
+        dtype = {"f16": torch.float16, "bf16": torch.bfloat16,
+                 "f32": torch.float32}[config.split("_")[1]]
+        for M, N, K in [(200, 133, 136), (200, 136, 136)]:
+            A = torch.randn(M, K, device="cuda").to(dtype)
+            W = torch.randn(N, K, device="cuda").to(dtype)
+            C = torch.full((M, N), float("nan"), device="cuda", dtype=dtype)
+            log = traced(lambda: m.linear(A, W, C))
+            ref = A.double() @ W.double().t()
+            err = ((C.double() - ref).norm() / ref.norm()).item()
+            from_registers = "storing from registers" in log
+            # Only C's rows break TMA's rules at N = 133.
+            expected = config.endswith("_wg2") and N % 8 != 0
+            report(err < (2e-2 if dtype != torch.float32 else 1e-4) and
+                   (from_registers == expected or not config.endswith("_wg2")),
+                   "%s linear %dx%dx%d rel err %.2g%s (trace: %s)" %
+                   (config, M, N, K, err,
+                    ", stored from registers" if from_registers else "",
+                    " | ".join(log.strip().splitlines()) or "none"))
         ran += 1
     if config.startswith("softmax_"):
         m = load(config, "softmax")
