@@ -16,7 +16,9 @@
 # is in the compiler; leave AB_OLD unset to compare two compilers on the
 # same sources). run (GPU machine) times AB_ROUNDS (2) rounds without the
 # sanitizers, then runs memcheck and racecheck on new's small sizes
-# (AB_SANITIZER=0 skips them), and packs everything into $OUT/all.tar.gz.
+# (AB_SANITIZER=0 skips them), each e2e run bounded by AB_TIMEOUT seconds
+# (150: keep E2E_ONLY small enough that 2 x rounds + 1 runs fit the device
+# tool's 600 s), and packs everything into $OUT/all.tar.gz.
 # compare prints a markdown table: per case, tlc / vendor of each run and
 # the best old time over the best new time (> 1: new faster).
 # Stub headers come from this checkout's include/ at run time for both.
