@@ -10,15 +10,16 @@
 #
 # prepare compiles the configurations of this checkout into gen-xnew (with
 # build/bin/tlc) and those of the old sources into gen-xold: AB_OLD is a
-# commit checked out as a git worktree (/tmp/tlc-ab-old) whose examples and
-# test inputs are compiled, AB_OLD_TLC the tlc that compiles them (default
-# build/bin/tlc: set it to a binary built at the old commit when the change
-# is in the compiler; leave AB_OLD unset to compare two compilers on the
-# same sources). run (GPU machine) times AB_ROUNDS (2) rounds without the
-# sanitizers, then runs memcheck and racecheck on new's small sizes
-# (AB_SANITIZER=0 skips them), each e2e run bounded by AB_TIMEOUT seconds
-# (150: keep E2E_ONLY small enough that 2 x rounds + 1 runs fit the device
-# tool's 600 s), and packs everything into $OUT/all.tar.gz.
+# commit checked out as a temporary git worktree (removed after) whose
+# examples and test inputs are compiled, AB_OLD_TLC the tlc that compiles
+# them (default build/bin/tlc: set it to a binary built at the old commit
+# when the change is in the compiler; leave AB_OLD unset to compare two
+# compilers on the same sources; one of the two must be set). run (GPU
+# machine) times AB_ROUNDS (2) rounds without the sanitizers, the order of
+# new and old alternating, then runs memcheck and racecheck on new's small
+# sizes (AB_SANITIZER=0 skips them); each e2e run is cut at AB_TIMEOUT
+# seconds (100: 2 x 2 + 1 runs fit the device tool's 600 s; narrow
+# E2E_ONLY to fit), and everything is packed into $OUT/all.tar.gz.
 # compare prints a markdown table: per case, tlc / vendor of each run and
 # the best old time over the best new time (> 1: new faster).
 # Stub headers come from this checkout's include/ at run time for both.
@@ -28,17 +29,25 @@ root="$(cd "$here/../.." && pwd)"
 
 case "${1:-}" in
 prepare)
+  if [ -z "${AB_OLD:-}" ] && [ -z "${AB_OLD_TLC:-}" ]; then
+    echo "ab: set AB_OLD (a commit) and/or AB_OLD_TLC (a tlc binary)" >&2
+    exit 2
+  fi
   E2E_GEN="$here/gen-xnew" bash "$here/e2e.sh" prepare || exit 1
   old_src="$root"
   if [ -n "${AB_OLD:-}" ]; then
-    old_src=/tmp/tlc-ab-old
-    git -C "$root" worktree remove --force "$old_src" 2>/dev/null
-    rm -rf "$old_src"
+    old_src="$(mktemp -d /tmp/tlc-ab-old.XXXXXX)"
     git -C "$root" worktree add --detach "$old_src" "$AB_OLD" >/dev/null ||
       exit 1
   fi
   E2E_SRC="$old_src" TLC="${AB_OLD_TLC:-$root/build/bin/tlc}" \
-    E2E_GEN="$here/gen-xold" bash "$here/e2e.sh" prepare || exit 1
+    E2E_GEN="$here/gen-xold" bash "$here/e2e.sh" prepare
+  status=$?
+  if [ "$old_src" != "$root" ]; then
+    git -C "$root" worktree remove --force "$old_src"
+    git -C "$root" worktree prune
+  fi
+  [ $status = 0 ] || exit 1
   total=$(du -scm "$here/gen-xnew" "$here/gen-xold" | tail -n 1 | cut -f 1)
   echo "ab: ${total} MiB to carry (the device tool carries at most 64)"
   [ "$total" -le 64 ] || {
@@ -49,17 +58,23 @@ prepare)
 run)
   out="${OUT:-$here/gen-xnew/out}"
   mkdir -p "$out"
+  # Each e2e run is cut at AB_TIMEOUT; its harness stops 20 s earlier so
+  # that results.md is written.
+  limit="${AB_TIMEOUT:-100}"
+  order="new old"
   for i in $(seq 1 "${AB_ROUNDS:-2}"); do
-    for v in new old; do
+    for v in $order; do
       E2E_GEN="$here/gen-x$v" E2E_SANITIZER=0 OUT="$out/$v$i" \
-        timeout "${AB_TIMEOUT:-150}" bash "$here/e2e.sh" run \
-        >"$out/$v$i.log" 2>&1
+        E2E_TIMEOUT=$((limit - 20)) timeout "$limit" \
+        bash "$here/e2e.sh" run >"$out/$v$i.log" 2>&1
       echo "ab: $v$i exit $?"
     done
+    # Alternate which goes first, so that neither always follows the other.
+    [ "$order" = "new old" ] && order="old new" || order="new old"
   done
   if [ "${AB_SANITIZER:-1}" != 0 ]; then
     E2E_GEN="$here/gen-xnew" E2E_SANITIZER_TOOLS="memcheck racecheck" \
-      OUT="$out/sanitizer" timeout "${AB_TIMEOUT:-150}" \
+      OUT="$out/sanitizer" timeout "$limit" \
       bash "$here/e2e.sh" run --small >"$out/sanitizer.log" 2>&1
     echo "ab: sanitizer exit $?"
   fi

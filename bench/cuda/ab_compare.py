@@ -2,8 +2,9 @@
 """ab_compare.py DIR: the table of an A/B run (bench/cuda/ab.sh).
 
 DIR holds new1/, old1/, new2/, ... each with the results.md of one e2e run.
-For every timed case: tlc / vendor of each run (the `speed` column) and the
-best old tlc time over the best new one (> 1: new is faster)."""
+For every timed case that passed: tlc / vendor of each run (the `speed`
+column; tlc's time where there is no vendor) and the best old tlc time over
+the best new one (> 1: new is faster)."""
 import os
 import re
 import sys
@@ -14,21 +15,25 @@ def timed_rows(path):
     rows, header = {}, None
     for line in open(path, encoding="utf-8"):
         if not line.startswith("|"):
+            if header is not None and rows:
+                break  # the checks table ended; later tables differ
             continue
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if "config" in cells and "speed" in cells:
-            header = cells
+        if header is None:
+            if "config" in cells and "speed" in cells and "tlc ms" in cells:
+                header = cells
             continue
-        if header is None or len(cells) != len(header):
+        if len(cells) != len(header):
             continue
         row = dict(zip(header, cells))
-        if not row.get("speed") or not row.get("tlc ms"):
+        if row.get("result") != "PASS" or not row.get("tlc ms"):
             continue
         try:
             ms = float(row["tlc ms"])
         except ValueError:
             continue
-        rows[(row["config"], row["check"])] = (ms, row["speed"])
+        rows[(row["config"], row["check"])] = (ms, row["speed"] or
+                                               "%.4g ms" % ms)
     return rows
 
 

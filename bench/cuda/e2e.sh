@@ -226,6 +226,7 @@ prepare() {
   tlc="${TLC:-$root/build/bin/tlc}"
   ptxas="${PTXAS:-/usr/local/cuda/bin/ptxas}"
   [ -x "$tlc" ] || { echo "no tlc at $tlc (build it, or set TLC)" >&2; exit 1; }
+  tlc="$(realpath "$tlc")" # the compiles run in $src
   [ -x "$ptxas" ] || echo "warning: no ptxas at $ptxas: no resource reports" >&2
   rm -rf "$gen" && mkdir -p "$gen"
   : >"$gen/FAILED.txt"
@@ -422,7 +423,7 @@ run() {
         --print-limit 50 python3 "$here/harness.py" --gen "$gen" \
         --out "$out/sanitizer-run" --small --no-timing "$@" \
         >"$out/sanitizer-$tool.log" 2>&1
-      local src=$?
+      local san_rc=$?
       local errors
       # memcheck: "ERROR SUMMARY: N errors"; racecheck: "RACECHECK
       # SUMMARY: N hazards displayed".
@@ -431,17 +432,17 @@ run() {
         awk '{ s += $1 } END { print s + 0 }')"
       local summaries
       summaries="$(grep -cE '(ERROR|RACECHECK) SUMMARY' "$out/sanitizer-$tool.log")"
-      if [ "$src" = 124 ]; then
+      if [ "$san_rc" = 124 ]; then
         verdict="TIMED OUT after ${E2E_SANITIZER_TIMEOUT:-150} s ($errors errors so far)"
         status=1
       elif [ "$summaries" = 0 ]; then
-        verdict="NO SUMMARY (exit $src; see sanitizer-$tool.log)"
+        verdict="NO SUMMARY (exit $san_rc; see sanitizer-$tool.log)"
         status=1
       elif [ "$errors" != 0 ]; then
-        verdict="NOT CLEAN: $errors errors (exit $src; see sanitizer-$tool.log)"
+        verdict="NOT CLEAN: $errors errors (exit $san_rc; see sanitizer-$tool.log)"
         status=1
-      elif [ "$src" != 0 ]; then
-        verdict="clean (0 errors), but checks failed under the sanitizer (exit $src)"
+      elif [ "$san_rc" != 0 ]; then
+        verdict="clean (0 errors), but checks failed under the sanitizer (exit $san_rc)"
         status=1
       else
         verdict="clean (0 errors, all small checks pass)"
