@@ -25,6 +25,8 @@
 # Stub headers come from this checkout's include/ at run time for both.
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
+# shellcheck source=bench/cuda/carry.sh
+. "$here/carry.sh"
 root="$(cd "$here/../.." && pwd)"
 
 case "${1:-}" in
@@ -48,12 +50,8 @@ prepare)
     git -C "$root" worktree prune
   fi
   [ $status = 0 ] || exit 1
-  total=$(du -scm "$here/gen-xnew" "$here/gen-xold" | tail -n 1 | cut -f 1)
-  echo "ab: ${total} MiB to carry (the device tool carries at most 64)"
-  [ "$total" -le 64 ] || {
-    echo "ab: too large; narrow E2E_ONLY" >&2
+  check_carry ab "narrow E2E_ONLY" "$here/gen-xnew" "$here/gen-xold" ||
     exit 1
-  }
   ;;
 run)
   out="${OUT:-$here/gen-xnew/out}"

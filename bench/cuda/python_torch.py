@@ -49,6 +49,29 @@ def traced(call):
         return f.read().decode(errors="replace")
 
 
+MATMUL_DTYPES = {"f16": torch.float16, "bf16": torch.bfloat16,
+                 "f32": torch.float32}
+
+
+def matmul_operands(config, M, N, K, transposed):
+    """Random A [M, K], B ([N, K] when transposed, else [K, N]), a NaN-filled
+    C [M, N] of the configuration's dtype, and the float64 reference."""
+    dtype = MATMUL_DTYPES[config.split("_")[1]]
+    A = torch.randn(M, K, device="cuda").to(dtype)
+    B = torch.randn(*((N, K) if transposed else (K, N)),
+                    device="cuda").to(dtype)
+    C = torch.full((M, N), float("nan"), device="cuda", dtype=dtype)
+    ref = A.double() @ (B.double().t() if transposed else B.double())
+    return A, B, C, ref
+
+
+def matmul_ok(C, ref):
+    """C's relative L2 error against ref, and whether it is within the
+    tolerance of C's dtype."""
+    err = ((C.double() - ref).norm() / ref.norm()).item()
+    return err, err < (2e-2 if C.dtype != torch.float32 else 1e-4)
+
+
 def report(ok, what):
     global failures
     print(("PASS " if ok else "FAIL ") + what, flush=True)
@@ -61,37 +84,26 @@ for config in sorted(os.listdir(gen)):
         m = load(config, "gemm")
         if m is None:
             continue
-        dtype = {"f16": torch.float16, "bf16": torch.bfloat16,
-                 "f32": torch.float32}[config.split("_")[1]]
         for M, N, K in [(130, 257, 129), (1024, 1024, 1024)]:
-            A = torch.randn(M, K, device="cuda").to(dtype)
-            B = torch.randn(K, N, device="cuda").to(dtype)
-            C = torch.full((M, N), float("nan"), device="cuda", dtype=dtype)
+            A, B, C, ref = matmul_operands(config, M, N, K, transposed=False)
             m.gemm(A, B, C)
-            ref = A.double() @ B.double()
-            err = ((C.double() - ref).norm() / ref.norm()).item()
-            report(err < (2e-2 if dtype != torch.float32 else 1e-4),
-                   "%s gemm %dx%dx%d rel err %.2g" % (config, M, N, K, err))
+            err, ok = matmul_ok(C, ref)
+            report(ok, "%s gemm %dx%dx%d rel err %.2g" % (config, M, N, K, err))
         ran += 1
     if config.startswith("linear_"):
         m = load(config, "linear")
         if m is None:
             continue
-        dtype = {"f16": torch.float16, "bf16": torch.bfloat16,
-                 "f32": torch.float32}[config.split("_")[1]]
         for M, N, K in [(200, 133, 136), (200, 136, 136)]:
-            A = torch.randn(M, K, device="cuda").to(dtype)
-            W = torch.randn(N, K, device="cuda").to(dtype)
-            C = torch.full((M, N), float("nan"), device="cuda", dtype=dtype)
+            A, W, C, ref = matmul_operands(config, M, N, K, transposed=True)
             log = traced(lambda: m.linear(A, W, C))
-            ref = A.double() @ W.double().t()
-            err = ((C.double() - ref).norm() / ref.norm()).item()
+            err, ok = matmul_ok(C, ref)
             from_registers = "storing from registers" in log
             # Only C's rows break TMA's rules at N = 133; the persistent TMA
             # entry must run either way (not its fallback).
             wg2 = config.endswith("_wg2")
             expected = wg2 and N % 8 != 0
-            report(err < (2e-2 if dtype != torch.float32 else 1e-4) and
+            report(ok and
                    (not wg2 or (from_registers == expected and
                                 "(persistent" in log)),
                    "%s linear %dx%dx%d rel err %.2g%s (trace: %s)" %

@@ -23,6 +23,8 @@
 # into $OUT/all.tar.gz (the device tool brings back 8 files at most).
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
+# shellcheck source=bench/cuda/carry.sh
+. "$here/carry.sh"
 
 case "${1:-}" in
 prepare)
@@ -37,13 +39,8 @@ prepare)
   else
     rm -rf "$here/gen-tune"
   fi
-  total=$(du -scm "$here"/gen-e2e "$here"/gen-xfabwd "$here"/gen-tune \
-    2>/dev/null | tail -n 1 | cut -f 1)
-  echo "round: ${total} MiB to carry (the device tool carries at most 64)"
-  [ "$total" -le 64 ] || {
-    echo "round: too large; narrow E2E_ONLY or TUNE_ONLY" >&2
-    exit 1
-  }
+  check_carry round "narrow E2E_ONLY or TUNE_ONLY" "$here"/gen-e2e \
+    "$here"/gen-xfabwd "$here"/gen-tune || exit 1
   ;;
 run)
   out="${OUT:-$here/gen-e2e/out}"
