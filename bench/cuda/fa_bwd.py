@@ -8,7 +8,9 @@ as max |out - ref| / max |ref|. With --time, B x H x S x D = 8 x 16 x 4096 x D
 and 4 x 16 x 4096 x D against torch's fastest SDPA backward in the same run
 (each of the flash, cuDNN and efficient backends that runs), CUDA events,
 median of 20. FLOPs counted as 2.5 forwards (4 S^2 D per head, halved when
-causal). Exit status 1 when a check fails.
+causal). Exit status 1 when a check fails. With --profile (under ncu, see
+fa_bwd.sh profile), no checks: each configuration runs the forward, the
+preprocess and the main kernel once at 8 x 16 x 4096 x D.
 """
 import argparse
 import math
@@ -67,6 +69,7 @@ def main():
     p.add_argument("--gen", required=True)
     p.add_argument("--small", action="store_true")
     p.add_argument("--time", action="store_true")
+    p.add_argument("--profile", action="store_true")
     p.add_argument("configs", nargs="*")
     args = p.parse_args()
     H.init_torch(False)
@@ -105,6 +108,20 @@ def main():
         causal = "Causal=true" in conf["defines"]
         dt = H.TORCH_DTYPES[T]
         say("== %s: %s" % (cfg, conf["defines"]))
+        if args.profile:
+            B, Hh, S = 8, 16, 4096
+            Q, K, V, dO = (torch.randn(B, Hh, S, D, device="cuda").to(dt)
+                           for _ in range(4))
+            O, dQ, dK, dV = (torch.empty_like(Q) for _ in range(4))
+            L = torch.empty(B, Hh, S, device="cuda")
+            Delta = torch.empty_like(L)
+            dQacc = torch.empty(B, Hh, S, D, device="cuda")
+            kern["flash_attn_fwd"].prepare([Q, K, V, O, L])()
+            kern["flash_attn_bwd_preprocess"].prepare([O, dO, Delta, dQacc])()
+            kern["flash_attn_bwd"].prepare(
+                [Q, K, V, dO, L, Delta, dQacc, dK, dV])()
+            torch.cuda.synchronize()
+            continue
         sizes = [(1, 1, 1), (1, 2, 77), (2, 3, 300), (1, 1, 128)]
         if not args.small:
             sizes += [(2, 8, 1000)]

@@ -5,6 +5,8 @@
 #
 #   bash bench/cuda/fa_bwd.sh prepare    # build machine: tlc --bundle
 #   bash bench/cuda/fa_bwd.sh run [--small] [--time] [CFG...]   # GPU machine
+#   bash bench/cuda/fa_bwd.sh profile CFG   # GPU machine: ncu of the main
+#                                           # kernel at 8 x 16 x 4096 x D
 #
 # prepare compiles the forward (for O and its log-sum-exp L) and the three
 # backward kernels of each configuration below into bench/cuda/gen-xfabwd/CFG
@@ -62,8 +64,15 @@ run)
   [ -f "$gen/configs.tar.gz" ] && (cd "$gen" && tar xzf configs.tar.gz)
   exec python3 "$here/fa_bwd.py" --gen "$gen" "$@"
   ;;
+profile)
+  [ -f "$gen/configs.tar.gz" ] && (cd "$gen" && tar xzf configs.tar.gz)
+  python3 "$here/fa_bwd.py" --gen "$gen" --small "$2" >/dev/null || exit 1
+  # The preprocess matches too and runs first: skip it.
+  exec bash "$here/profile.sh" cmd "fa_bwd_$2" "flash_attn_bwd" 1 \
+    python3 "$here/fa_bwd.py" --gen "$gen" --profile "$2"
+  ;;
 *)
-  sed -n '2,13p' "$0"
+  sed -n '2,15p' "$0"
   exit 1
   ;;
 esac

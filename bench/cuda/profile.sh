@@ -4,6 +4,9 @@
 #
 #   bash bench/cuda/profile.sh CFG M N K [layout]   # GPU machine, after
 #                                                   # e2e.sh prepare
+#   bash bench/cuda/profile.sh cmd NAME REGEX SKIP COMMAND...
+#       # any other kernel: the first launch after SKIP launches whose name
+#       # matches REGEX while COMMAND runs (fa_bwd.sh profile uses it)
 #
 # layout: "nn" (C = A @ B, torch.matmul) or "nt" (C = A @ W^T, F.linear);
 # the dtype is the configuration's. For each kernel it writes under
@@ -14,29 +17,11 @@ set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 gen="${E2E_GEN:-$here/gen-e2e}"
 out="${OUT:-$gen/out}"
-cfg="$1" M="$2" N="$3" K="$4" layout="${5:-nn}"
 mkdir -p "$out"
-dtype="$(sed -n 's/.*T=\([a-z0-9]*\).*/\1/p' "$gen/$cfg/CONFIG" | head -n 1)"
-kernel=gemm
-[ "$layout" = nt ] && kernel=linear
 sections=(--section LaunchStats --section SpeedOfLight --section Occupancy
   --section WarpStateStats --section SchedulerStats
   --section SourceCounters --section MemoryWorkloadAnalysis)
 
-# cuBLAS: the one kernel of the third call (after warm-up).
-cat >"$out/cublas_call.py" <<PY
-import torch, torch.nn.functional as F
-t = getattr(torch, "$dtype" if "$dtype" != "f16" else "float16") \
-    if "$dtype" != "bf16" else torch.bfloat16
-a = torch.randn($M, $K, device="cuda", dtype=t)
-if "$layout" == "nt":
-    w = torch.randn($N, $K, device="cuda", dtype=t)
-    for _ in range(3): F.linear(a, w)
-else:
-    b = torch.randn($K, $N, device="cuda", dtype=t)
-    for _ in range(3): torch.matmul(a, b)
-torch.cuda.synchronize()
-PY
 profile() { # NAME KERNEL-REGEX LAUNCH-SKIP COMMAND...
   local name="$1" regex="$2" skip="$3"
   shift 3
@@ -69,6 +54,29 @@ PY
   echo "== $name"; grep -E "^  [a-z_]+.*\(|Duration|Elapsed Cycles|Throughput|Registers|Cluster|Block Size|Grid Size|Shared Memory Config|Issued Warp|Warp Cycles Per Issued" "$out/$name.txt" | head -n 30
   head -n 15 "$out/$name-stalls.txt"
 }
+if [ "${1:-}" = cmd ]; then
+  shift
+  profile "$@"
+  exit 0
+fi
+cfg="$1" M="$2" N="$3" K="$4" layout="${5:-nn}"
+dtype="$(sed -n 's/.*T=\([a-z0-9]*\).*/\1/p' "$gen/$cfg/CONFIG" | head -n 1)"
+kernel=gemm
+[ "$layout" = nt ] && kernel=linear
+# cuBLAS: the one kernel of the third call (after warm-up).
+cat >"$out/cublas_call.py" <<PY
+import torch, torch.nn.functional as F
+t = getattr(torch, "$dtype" if "$dtype" != "f16" else "float16") \
+    if "$dtype" != "bf16" else torch.bfloat16
+a = torch.randn($M, $K, device="cuda", dtype=t)
+if "$layout" == "nt":
+    w = torch.randn($N, $K, device="cuda", dtype=t)
+    for _ in range(3): F.linear(a, w)
+else:
+    b = torch.randn($K, $N, device="cuda", dtype=t)
+    for _ in range(3): torch.matmul(a, b)
+torch.cuda.synchronize()
+PY
 profile cublas "gemm|nvjet|xmma|cutlass|sm90" 2 python3 "$out/cublas_call.py"
 profile "tlc_$cfg" "tlc_" 0 python3 "$here/harness.py" --gen "$gen" \
   --only "^$cfg\$" --case "$kernel $dtype ${M}x${N}x${K}\$" --no-timing \

@@ -21,6 +21,10 @@
 # output goes to $OUT (results.md, sanitizer logs, fa_bwd.txt, NAME.json,
 # tune.log) and its console to $OUT/round-STEP.log, all packed at the end
 # into $OUT/all.tar.gz (the device tool brings back 8 files at most).
+# ROUND_EXTRA, a command line (profiles: profile.sh cmd, fa_bwd.sh
+# profile), runs after the end-to-end step (whose libraries it may use)
+# within ROUND_EXTRA_SECONDS (150), which the end-to-end step leaves it;
+# what it writes under $OUT is packed with the rest.
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 # shellcheck source=bench/cuda/carry.sh
@@ -76,10 +80,14 @@ run)
     # fit them into what is left (about 100 s go to building the
     # libraries and the two sanitizer tools' start-up).
     rest=$(left)
+    [ -n "${ROUND_EXTRA:-}" ] && rest=$((rest - ${ROUND_EXTRA_SECONDS:-150}))
     step e2e "$rest" env E2E_TIMEOUT=$(((rest - 100) * 2 / 3)) \
       E2E_SANITIZER_TIMEOUT=$(((rest - 100) / 6)) \
       E2E_SANITIZER_TOOLS="${E2E_SANITIZER_TOOLS:-memcheck racecheck}" \
       bash "$here/e2e.sh" run
+  fi
+  if [ -n "${ROUND_EXTRA:-}" ]; then
+    step extra "$(left)" env OUT="$out" bash -c "$ROUND_EXTRA"
   fi
   # The device tool brings back only a few files (8): everything goes into
   # all.tar.gz, and results.md and up to five tuning databases stay beside
@@ -97,7 +105,7 @@ run)
   exit $status
   ;;
 *)
-  sed -n '2,22p' "$0"
+  sed -n '2,25p' "$0"
   exit 2
   ;;
 esac
