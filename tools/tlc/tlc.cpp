@@ -93,6 +93,7 @@ struct Options {
   bool timing = false;
   bool printDebugInfo = false;
   bool debugInfo = false;
+  bool preciseMath = false;
   std::string depfile;
   bool bundle = false;
   std::vector<std::string> tuning; // tuning databases
@@ -850,6 +851,7 @@ int compile(const Options &opts) {
   CompileOptions compileOptions;
   compileOptions.optLevel = opts.optLevel;
   compileOptions.debugInfo = opts.debugInfo;
+  compileOptions.preciseMath = opts.preciseMath;
   compileOptions.configurePasses = configure;
   if (dump.enabled() || report)
     compileOptions.dumpStage = [&](llvm::StringRef name, llvm::StringRef ext,
@@ -1081,6 +1083,10 @@ int main(int argc, char **argv) {
   app.add_flag("-g", opts.debugInfo,
                "Line tables mapping the generated code (GPU assembly line "
                "directives, object DWARF lines) back to .tl lines");
+  app.add_flag("--precise-math", opts.preciseMath,
+               "GPU targets: no FMA contraction of a multiply and an add, and "
+               "CUDA's f32 exp2 keeps subnormal results instead of flushing "
+               "them to zero");
   app.add_option("--tuning", opts.tuning,
                  "A tuning database (tlc tune writes them; repeatable): "
                  "kernels it tunes for this target and arch get one variant "

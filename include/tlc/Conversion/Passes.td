@@ -231,6 +231,22 @@ def TileNVVMFloatMinMax
   let dependentDialects = ["mlir::LLVM::LLVMDialect"];
 }
 
+def TileNVVMFastExp2 : Pass<"tile-nvvm-fast-exp2", "mlir::ModuleOp"> {
+  let summary = "f32 exp2 as one ex2.approx.ftz instruction";
+  let description = [{
+    `math.exp2` on f32 (the language's `exp2`, which softmax and attention
+    kernels take with log2(e) folded into their scale) becomes the
+    `llvm.nvvm.ex2.approx.ftz.f` intrinsic before the upstream
+    convert-gpu-to-nvvm would call libdevice's `__nv_exp2f`. That compiles
+    to `ex2.approx.f32`, which ptxas expands into a compare, two
+    predicated multiplies and the MUFU.EX2 to keep subnormal results; the
+    ftz form is the MUFU.EX2 alone (same 2-ulp approximation; results
+    below 2^-126 become 0, as with nvcc --use_fast_math). The CUDA target
+    runs it unless `--precise-math` is given.
+  }];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect"];
+}
+
 def TileNVVMF8Conversions
     : Pass<"tile-nvvm-f8-conversions", "mlir::ModuleOp"> {
   let summary = "Convert f32 <-> f8 with the cvt instructions of sm_89+";

@@ -52,6 +52,13 @@ struct CompileOptions {
   unsigned optLevel = 3;
   /// `-g`: line tables that map the code back to .tl lines.
   bool debugInfo = false;
+  /// `--precise-math` (GPU targets): every floating-point multiply and add
+  /// rounds on its own, and CUDA's f32 exp2 keeps subnormal results. By
+  /// default a multiply feeding an add may fuse into one FMA (as nvcc's
+  /// -fmad=true and hipcc do) and CUDA's f32 exp2 is ex2.approx.ftz (one
+  /// instruction where the subnormal-exact form takes four;
+  /// tile-nvvm-fast-exp2).
+  bool preciseMath = false;
   /// Applied to every pass manager (IR printing, timing).
   std::function<void(mlir::PassManager &)> configurePasses;
   /// --dump-dir: receives the stages after the MLIR passes (LLVM IR,

@@ -246,6 +246,8 @@ public:
     buildGPUPipeline(pm);
     pm.addPass(createTileNVVMPartialBarriers());
     pm.addPass(createTileNVVMFloatMinMax());
+    if (!options.preciseMath)
+      pm.addPass(createTileNVVMFastExp2());
     // sm_89 and newer convert f32 <-> f8 in hardware (cvt ... e4m3x2);
     // older chips in integer operations, as every other target.
     if (version >= 89)

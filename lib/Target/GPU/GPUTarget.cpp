@@ -19,6 +19,8 @@
 #include "llvm/IR/DiagnosticHandler.h"
 #include "llvm/IR/DiagnosticInfo.h"
 #include "llvm/IR/DiagnosticPrinter.h"
+#include "llvm/IR/InstIterator.h"
+#include "llvm/IR/Operator.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Linker/Linker.h"
@@ -247,7 +249,7 @@ GPUTarget::translateGPUModule(mlir::ModuleOp module,
 llvm::Expected<std::unique_ptr<llvm::Module>>
 GPUTarget::translate(mlir::ModuleOp module, llvm::LLVMContext &ctx,
                      const CompileOptions &options) const {
-  auto llvmModule = translateUnoptimized(module, ctx);
+  auto llvmModule = translateUnoptimized(module, ctx, options);
   if (!llvmModule)
     return llvmModule.takeError();
   if (!(*llvmModule)->empty())
@@ -256,8 +258,8 @@ GPUTarget::translate(mlir::ModuleOp module, llvm::LLVMContext &ctx,
 }
 
 llvm::Expected<std::unique_ptr<llvm::Module>>
-GPUTarget::translateUnoptimized(mlir::ModuleOp module,
-                                llvm::LLVMContext &ctx) const {
+GPUTarget::translateUnoptimized(mlir::ModuleOp module, llvm::LLVMContext &ctx,
+                                const CompileOptions &options) const {
   mlir::MLIRContext *mctx = module.getContext();
   mlir::registerBuiltinDialectTranslation(*mctx);
   mlir::registerLLVMDialectTranslation(*mctx);
@@ -269,6 +271,13 @@ GPUTarget::translateUnoptimized(mlir::ModuleOp module,
   std::unique_ptr<llvm::Module> llvmModule = std::move(*translated);
   if (llvmModule->empty())
     return llvmModule;
+  // Before the device libraries come in: their code keeps its own
+  // rounding.
+  if (!options.preciseMath)
+    for (llvm::Function &f : *llvmModule)
+      for (llvm::Instruction &inst : llvm::instructions(f))
+        if (llvm::isa<llvm::FPMathOperator>(inst))
+          inst.setHasAllowContract(true);
   if (llvm::Error err = prepareModule(*llvmModule))
     return std::move(err);
   for (llvm::Function &f : *llvmModule)
@@ -323,7 +332,7 @@ GPUTarget::emitCodeInParallel(mlir::ModuleOp module, EmitKind kind,
   if (loweredKernels < 2)
     return std::nullopt;
   llvm::LLVMContext ctx;
-  auto whole = translateUnoptimized(module, ctx);
+  auto whole = translateUnoptimized(module, ctx, options);
   if (!whole)
     return whole.takeError();
   std::vector<const llvm::Function *> kernels;

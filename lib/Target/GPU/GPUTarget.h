@@ -135,8 +135,11 @@ protected:
                                        llvm::raw_pwrite_stream &os) const;
   /// The gpu.module as LLVM IR completed by prepareModule, every function
   /// but the kernels internalized: translate before the optimization.
+  /// Without options.preciseMath the kernels' floating-point operations
+  /// (not the device libraries') may contract into FMAs.
   llvm::Expected<std::unique_ptr<llvm::Module>>
-  translateUnoptimized(mlir::ModuleOp module, llvm::LLVMContext &ctx) const;
+  translateUnoptimized(mlir::ModuleOp module, llvm::LLVMContext &ctx,
+                       const CompileOptions &options) const;
 };
 
 } // namespace tlc
