@@ -325,10 +325,22 @@ LogicalResult nvidia::lowerWgmma(KernelLowering &k, tile::GemmOp op,
                         (k0 % widthB) * elemBytes
                   : ((ni * instN / widthB) * K + k0) * swizzleB;
   };
+  // The offset is added next to its instruction, in PTX that LLVM cannot
+  // move: as plain adds of a loop-invariant base, LLVM's LICM hoisted every
+  // (operand, k step) descriptor out of the loop of a kernel with several
+  // gemms, and the 64-bit values it kept live (64 registers in
+  // flash_attention_bwd.tl) were spilled and reloaded before each wgmma.
   auto at = [&](Value desc, int64_t bytes) -> Value {
-    return bytes ? arith::AddIOp::create(b, loc, desc, c64(bytes >> 4))
-                       .getResult()
-                 : desc;
+    if (!bytes)
+      return desc;
+    return LLVM::InlineAsmOp::create(
+               b, loc, i64, ValueRange{desc},
+               "add.s64 $0, $1, " + std::to_string(bytes >> 4) + ";", "=l,l",
+               /*has_side_effects=*/true, /*is_align_stack=*/false,
+               LLVM::TailCallKind::None,
+               LLVM::AsmDialectAttr::get(ctx, LLVM::AsmDialect::AD_ATT),
+               /*operand_attrs=*/ArrayAttr())
+        .getResult(0);
   };
 
   // Accumulators: one struct of instN / 2 floats per instruction tile;
