@@ -229,6 +229,12 @@ public:
   /// when they serve, FMAs otherwise.
   void lowerGemm(tile::GemmOp op);
   void lowerAtomicAdd(tile::AtomicAddOp op);
+  /// atomic_add of a fragment whose layout gives each thread runs of
+  /// consecutive elements: one vector atomic per run where the target has
+  /// them (GPUTargetInfo::vectorAtomicAddWidth) and the run is in bounds
+  /// and aligned, element by element elsewhere.
+  mlir::LogicalResult lowerFragmentVectorAtomicAdd(tile::AtomicAddOp op,
+                                                   const RegisterFragment &f);
 };
 
 /// A `pipelined` loop and the copies into shared tiles it overlaps with

@@ -1306,7 +1306,96 @@ void KernelLowering::lowerGemm(tile::GemmOp op) {
 // atomic_add
 //===----------------------------------------------------------------------===//
 
+LogicalResult
+KernelLowering::lowerFragmentVectorAtomicAdd(tile::AtomicAddOp op,
+                                             const RegisterFragment &f) {
+  Value src = op.getSource(), dst = op.getDest();
+  Type elem = memrefType(dst).getElementType();
+  int64_t maxWidth = target.vectorAtomicAddWidth(elem);
+  auto [run, runFactor] = innerRun(f.layout);
+  if (maxWidth < 2 || run < 2)
+    return failure();
+  int64_t width = std::gcd(run, maxWidth);
+  if (width < 2)
+    return failure();
+  const tile::FragmentLayout &layout = f.layout;
+  int64_t slotStep = layout.factors[runFactor].slotStride;
+  int64_t rank = memrefType(dst).getRank();
+  int64_t elemBytes = elem.getIntOrFloatBitWidth() / 8;
+
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  WindowMap window =
+      WindowMap::trailing(dst, op.getDestIndices(), memrefType(src).getRank());
+  Value aligned = windowAligned(b, loc, dst, op.getDestIndices(), width);
+  Value innerSize = memref::DimOp::create(b, loc, dst, rank - 1);
+  Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, dst);
+  auto meta = memref::ExtractStridedMetadataOp::create(b, loc, dst);
+  auto byteAddress = [&](OpBuilder &b, ValueRange pos) -> Value {
+    Value linear = meta.getOffset();
+    for (int64_t d = 0; d < rank; ++d)
+      linear = arith::AddIOp::create(
+          b, loc, linear,
+          arith::MulIOp::create(b, loc, pos[d], meta.getStrides()[d]));
+    Value bytes = arith::AddIOp::create(
+        b, loc, base,
+        arith::MulIOp::create(b, loc, linear, indexConst(b, loc, elemBytes)));
+    return arith::IndexCastUIOp::create(b, loc, b.getI64Type(), bytes);
+  };
+  auto atomicAt = [&](OpBuilder &b, Value v, ValueRange pos) {
+    memref::AtomicRMWOp::create(b, loc,
+                                llvm::isa<FloatType>(elem)
+                                    ? arith::AtomicRMWKind::addf
+                                    : arith::AtomicRMWKind::addi,
+                                v, dst, pos);
+  };
+  // Each element is added once: by the first replica of its thread.
+  Value guard = layout.isFirstReplica(b, loc, tid);
+  buildIf(b, loc, guard, [&](OpBuilder &b) {
+    for (int64_t s = 0, e = layout.numSlots(); s < e; ++s) {
+      if (layout.slotDigit(runFactor, s) % width != 0)
+        continue;
+      SmallVector<Value> index = layout.elementIndex(b, loc, tid, s);
+      auto [pos, valid] = windowElement(b, loc, window, index);
+      Value end =
+          arith::AddIOp::create(b, loc, pos.back(), indexConst(b, loc, width));
+      Value endInside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule,
+                                              end, innerSize);
+      Value whole = arith::AndIOp::create(
+          b, loc, arith::AndIOp::create(b, loc, valid, aligned), endInside);
+      auto ifOp = scf::IfOp::create(b, loc, whole, /*withElseRegion=*/true);
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+      auto slotValue = [&](OpBuilder &b, int64_t l) {
+        return tile::castElements(
+            b, loc,
+            memref::LoadOp::create(b, loc, f.slots,
+                                   indexConst(b, loc, s + l * slotStep)),
+            elem);
+      };
+      SmallVector<Value> values;
+      for (int64_t l = 0; l < width; ++l)
+        values.push_back(slotValue(b, l));
+      target.vectorAtomicAdd(b, loc, byteAddress(b, pos), values);
+      // Element by element at ragged edges and for unaligned tensors.
+      b.setInsertionPoint(ifOp.elseBlock()->getTerminator());
+      for (int64_t l = 0; l < width; ++l) {
+        SmallVector<Value> at(index);
+        at.back() =
+            arith::AddIOp::create(b, loc, at.back(), indexConst(b, loc, l));
+        auto [p, ok] = windowElement(b, loc, window, at);
+        buildIf(b, loc, ok,
+                [&, p = p](OpBuilder &b) { atomicAt(b, slotValue(b, l), p); });
+      }
+    }
+  });
+  return success();
+}
+
 void KernelLowering::lowerAtomicAdd(tile::AtomicAddOp op) {
+  if (const RegisterFragment *f = fragment(op.getSource()))
+    if (succeeded(lowerFragmentVectorAtomicAdd(op, *f)))
+      return;
   OpBuilder b(op);
   Location loc = op.getLoc();
   Value src = op.getSource(), dst = op.getDest();

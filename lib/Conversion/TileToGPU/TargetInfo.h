@@ -54,6 +54,16 @@ public:
   virtual void asyncWait(mlir::OpBuilder &b, mlir::Location loc,
                          int64_t pending) const;
 
+  /// Atomic adds of consecutive elements in one instruction: the most
+  /// elements of type `elem` one takes (1: element by element only).
+  virtual int64_t vectorAtomicAddWidth(mlir::Type elem) const { return 1; }
+  /// Adds `values` (a power of two of them, at most vectorAtomicAddWidth)
+  /// to the consecutive elements at global byte address `address` (i64),
+  /// which is aligned to their total size.
+  virtual void vectorAtomicAdd(mlir::OpBuilder &b, mlir::Location loc,
+                               mlir::Value address,
+                               mlir::ArrayRef<mlir::Value> values) const {}
+
   /// Tensor copies: a unit that moves a whole tile from global into shared
   /// memory by itself (NVIDIA's TMA), completing on a copy barrier in shared
   /// memory. Barriers are given as byte addresses in shared memory (index),

@@ -133,10 +133,14 @@ public:
         return badArch(archName);
     }
     version = parsedVersion;
-    // PTX 8.0 covers sm_90a and everything older; PTX 9.0 every Blackwell
-    // variant (sm_100f, sm_110, sm_121a, ...) and sm_88.
+    // PTX 8.0 covers everything older than sm_90; sm_90 and sm_90a take
+    // 8.1 for vector red (red.global.add.v2.f32: atomic_add of f32 pairs);
+    // PTX 9.0 every Blackwell variant (sm_100f, sm_110, sm_121a, ...) and
+    // sm_88.
     std::string features =
-        version >= 100 || version == 88 ? "+ptx90" : "+ptx80";
+        version >= 100 || version == 88 ? "+ptx90"
+        : version >= 90                 ? "+ptx81"
+                                        : "+ptx80";
     return createMachine(triple.str(), arch, features);
   }
 

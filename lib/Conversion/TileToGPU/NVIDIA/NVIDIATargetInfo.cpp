@@ -315,6 +315,32 @@ public:
     return version;
   }
 
+  // red.global.add.v2/v4.f32 (sm_90 and newer, PTX 8.1): one L2 atomic
+  // for up to 16 bytes where scalar reds take one per element.
+  int64_t vectorAtomicAddWidth(Type elem) const override {
+    return computeCapability() >= 90 && elem.isF32() ? 4 : 1;
+  }
+  void vectorAtomicAdd(OpBuilder &b, Location loc, Value address,
+                       ArrayRef<Value> values) const override {
+    std::string text = "{\n.reg .b64 g;\ncvta.to.global.u64 g, $0;\n"
+                       "red.relaxed.gpu.global.add.v" +
+                       std::to_string(values.size()) + ".f32 [g], {";
+    std::string constraints = "l";
+    for (size_t i = 0; i < values.size(); ++i) {
+      text += (i ? ", $" : "$") + std::to_string(i + 1);
+      constraints += ",f";
+    }
+    text += "};\n}";
+    SmallVector<Value> operands{address};
+    operands.append(values.begin(), values.end());
+    LLVM::InlineAsmOp::create(
+        b, loc, TypeRange{}, operands, text, constraints,
+        /*has_side_effects=*/true, /*is_align_stack=*/false,
+        LLVM::TailCallKind::None,
+        LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
+        /*operand_attrs=*/ArrayAttr());
+  }
+
   // TMA (sm_90 and newer).
   bool canTensorCopy(tile::CopyOp copy, int64_t swizzle) const override {
     return computeCapability() >= 90 && nvidia::tensorCopySuits(copy, swizzle);
