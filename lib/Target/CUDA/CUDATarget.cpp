@@ -137,10 +137,9 @@ public:
     // 8.1 for vector red (red.global.add.v2.f32: atomic_add of f32 pairs);
     // PTX 9.0 every Blackwell variant (sm_100f, sm_110, sm_121a, ...) and
     // sm_88.
-    std::string features =
-        version >= 100 || version == 88 ? "+ptx90"
-        : version >= 90                 ? "+ptx81"
-                                        : "+ptx80";
+    std::string features = version >= 100 || version == 88 ? "+ptx90"
+                           : version >= 90                 ? "+ptx81"
+                                                           : "+ptx80";
     return createMachine(triple.str(), arch, features);
   }
 
