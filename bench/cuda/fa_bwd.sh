@@ -10,14 +10,15 @@
 #
 # prepare compiles the forward (for O and its log-sum-exp L) and the three
 # backward kernels of each configuration below into bench/cuda/gen-xfabwd/CFG
-# (gitignored), packed into gen-xfabwd/configs.tar.gz; run unpacks and builds
+# (gitignored; FA_BWD_GEN names another folder), packed into
+# gen-xfabwd/configs.tar.gz; run unpacks and builds
 # them (g++) and runs fa_bwd.py, which prints one line per check and per
 # timing and writes $OUT/fa_bwd.txt.
 #   run(command="bash bench/cuda/fa_bwd.sh run --time", carry=["bench/cuda/gen-xfabwd"])
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
-gen="$here/gen-xfabwd"
+gen="${FA_BWD_GEN:-$here/gen-xfabwd}"
 tlc="${TLC:-$root/build/bin/tlc}"
 
 # name | -D for both files | -D for the backward only
@@ -29,6 +30,8 @@ CONFIGS=(
   "bf16_d64_m64|T=bf16 D=64 Causal=false|BM=64 BN=128"
   "bf16_d128_n64|T=bf16 D=128 Causal=false|BN=64"
   "bf16_d128_causal_n64|T=bf16 D=128 Causal=true|BN=64"
+  "bf16_d128_s3|T=bf16 D=128 Causal=false|Stages=3"
+  "bf16_d128_causal_s3|T=bf16 D=128 Causal=true|Stages=3"
   "f16_d64|T=f16 D=64 Causal=false|"
   "f32_d64|T=f32 D=64 Causal=false|"
 )
