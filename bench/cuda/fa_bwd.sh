@@ -36,6 +36,15 @@ CONFIGS=(
   "f32_d64|T=f32 D=64 Causal=false|"
 )
 
+# FA_BWD_ONLY (a regex of names) narrows the list.
+if [ -n "${FA_BWD_ONLY:-}" ]; then
+  kept=()
+  for c in "${CONFIGS[@]}"; do
+    [[ "${c%%|*}" =~ $FA_BWD_ONLY ]] && kept+=("$c")
+  done
+  CONFIGS=("${kept[@]}")
+fi
+
 case "${1:-}" in
 prepare)
   rm -rf "$gen" && mkdir -p "$gen"

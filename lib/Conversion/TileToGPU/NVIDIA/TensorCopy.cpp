@@ -122,7 +122,11 @@ void nvidia::setRoleRegisters(OpBuilder &b, Location loc, bool producer,
                               int64_t consumerThreads,
                               int64_t producerThreads) {
   // 64K 32-bit registers per SM; counts are multiples of 8 in [24, 256).
-  constexpr int64_t kRegisterFile = 65536, kProducerRegisters = 40;
+  // 32 for the producer leaves two consumer warpgroups 240 each, the most
+  // a thread gets: flash_attention_bwd.tl's dK and dV accumulators and
+  // scores spilled 40-56 bytes at 232 (40 for the producer) and none at
+  // 240; the persistent GEMM's producer spills at 24.
+  constexpr int64_t kRegisterFile = 65536, kProducerRegisters = 32;
   int64_t consumerRegisters = std::min<int64_t>(
       240, (kRegisterFile - kProducerRegisters * producerThreads) /
                consumerThreads / 8 * 8);
