@@ -122,11 +122,12 @@ void nvidia::setRoleRegisters(OpBuilder &b, Location loc, bool producer,
                               int64_t consumerThreads,
                               int64_t producerThreads) {
   // 64K 32-bit registers per SM; counts are multiples of 8 in [24, 256).
-  // 32 for the producer leaves two consumer warpgroups 240 each, the most
-  // a thread gets: flash_attention_bwd.tl's dK and dV accumulators and
-  // scores spilled 40-56 bytes at 232 (40 for the producer) and none at
-  // 240; the persistent GEMM's producer spills at 24.
-  constexpr int64_t kRegisterFile = 65536, kProducerRegisters = 32;
+  // setmaxnreg.inc waits for registers the block's other warps gave back
+  // (dec): the counts must fit what the block was launched with (168 per
+  // thread for 384 threads). 32 for the producer and 240 for two consumer
+  // warpgroups do not (65536 > 168 * 384) and hung on an H100; 24 / 240
+  // would, but the persistent GEMM's producer spills at 24.
+  constexpr int64_t kRegisterFile = 65536, kProducerRegisters = 40;
   int64_t consumerRegisters = std::min<int64_t>(
       240, (kRegisterFile - kProducerRegisters * producerThreads) /
                consumerThreads / 8 * 8);
