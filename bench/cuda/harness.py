@@ -2099,24 +2099,34 @@ def attention_cases(cfg, heads):
     T = h["argdoc"]["Q"]["dtype"]
     D = int(h["params"].get("D", "128"))
     causal = h["params"].get("Causal", "false") == "true"
+    # ((B, H, S), small[, Hkv]): grouped-query cases have fewer key/value
+    # heads (query head h reads h * Hkv / H); the reference and the vendor's
+    # SDPA get K and V repeated per group.
     sizes = [((1, 2, 77), True), ((2, 3, 300), True), ((1, 1, 128), True),
-             ((2, 8, 1000), False), ((4, 16, 4096), False)]
+             ((1, 4, 77), True, 2), ((2, 6, 300), True, 1),
+             ((2, 8, 1000), False), ((4, 16, 4096), False),
+             ((4, 16, 4096), False, 4)]
     if T == "bf16":  # the shapes of shared/PERF.md's bar
         sizes.append(((8, 16, 4096), False) if D == 128 else
                      ((16, 16, 2048), False))
     cases = []
-    for (B, H, S), small in sizes:
-        def build(ctx, g, B=B, H=H, S=S):
+    for (B, H, S), small, *kv in sizes:
+        Hkv = kv[0] if kv else H
+
+        def build(ctx, g, B=B, H=H, S=S, Hkv=Hkv):
             Q = ctx.rand(g, (B, H, S, D), T)
-            K = ctx.rand(g, (B, H, S, D), T)
-            V = ctx.rand(g, (B, H, S, D), T)
+            Kc = ctx.rand(g, (B, Hkv, S, D), T)
+            Vc = ctx.rand(g, (B, Hkv, S, D), T)
+            # What each query head reads (views for Hkv = H).
+            K = Kc.repeat_interleave(H // Hkv, dim=1) if Hkv != H else Kc
+            V = Vc.repeat_interleave(H // Hkv, dim=1) if Hkv != H else Vc
             O = ctx.empty((B, H, S, D), T)
             L = ctx.empty((B, H, S), "f32")  # log-sum-exp of each row
             def fake():
                 O.copy_(attention_ref(Q, K, V, causal).to(O.dtype))
                 L.copy_(attention_lse_ref(Q, K, causal).to(L.dtype))
             flops = 4.0 * B * H * S * S * D * (0.5 if causal else 1.0)
-            return dict(args=[Q, K, V, O, L], outputs=[("O", O), ("L", L)],
+            return dict(args=[Q, Kc, Vc, O, L], outputs=[("O", O), ("L", L)],
                         reset=nan_(O, L),
                         ref=lambda: [attention_ref(RD(Q), RD(K), RD(V),
                                                    causal),
@@ -2124,8 +2134,9 @@ def attention_cases(cfg, heads):
                         fake=fake, vendors=sdpa_vendors(Q, K, V, causal),
                         flops=flops, bytes=4.0 * B * H * S * D *
                         DTYPE_SIZES[T] + 4.0 * B * H * S, tol=tol_for(T))
-        label = "flash_attn %s D=%d%s B=%d H=%d S=%d" % (
-            T, D, " causal" if causal else "", B, H, S)
+        label = "flash_attn %s D=%d%s B=%d H=%d S=%d%s" % (
+            T, D, " causal" if causal else "", B, H, S,
+            " Hkv=%d" % Hkv if Hkv != H else "")
         cases.append(Case("flash_attn_fwd", label, small, build, "attention"))
     return cases
 

@@ -1,5 +1,6 @@
 // flash_attention_driver.cpp: checks examples/flash_attention.tl,
-// O = softmax(Q K^T / sqrt(D)) V per (batch, head), and its log-sum-exp
+// O = softmax(Q K^T / sqrt(D)) V per (batch, head), with Hkv <= H key/value
+// heads (query head h reads key/value head h * Hkv / H), and its log-sum-exp
 // output L = log(sum_j exp(q . k_j / sqrt(D))) per query row, against a
 // double reference. Build flags must match the kernel's compile-time
 // parameters:
@@ -27,17 +28,23 @@ using T = float;
 int main() {
   check::Checker checker;
   const int64_t D = HEAD_DIM;
-  // (B, H, S, row padding): S = 1, S smaller than a tile, exact tiles and
-  // ragged tails; padding makes all four tensors row-strided.
-  const std::tuple<int64_t, int64_t, int64_t, int64_t> cases[] = {
-      {1, 1, 1, 0}, {1, 2, 5, 0}, {2, 1, 64, 3}, {1, 2, 97, 0}, {2, 2, 130, 1}};
+  // (B, H, Hkv, S, row padding): S = 1, S smaller than a tile, exact tiles
+  // and ragged tails; padding makes all four tensors row-strided; grouped
+  // queries (Hkv < H: 2 and 3 query heads per key/value head) ragged too.
+  const std::tuple<int64_t, int64_t, int64_t, int64_t, int64_t> cases[] = {
+      {1, 1, 1, 1, 0},
+      {1, 2, 1, 5, 0},
+      {2, 1, 1, 64, 3},
+      {1, 4, 2, 97, 0},
+      {2, 3, 1, 130, 1}};
   std::string name = std::string("flash_attn.") + check::Elem<T>::name +
                      (CAUSAL ? ".causal" : "");
-  for (auto [B, H, S, pad] : cases) {
-    std::string size = check::sizeStr({B, H, S, D});
+  for (auto [B, H, Hkv, S, pad] : cases) {
+    std::string size = check::sizeStr({B, H, S, D}) +
+                       (Hkv != H ? " kv" + std::to_string(Hkv) : "");
     check::Rng rng(name + size);
-    check::Tensor<T> Q({B, H, S, D}, pad), K({B, H, S, D}, pad),
-        V({B, H, S, D}, pad), O({B, H, S, D}, pad);
+    check::Tensor<T> Q({B, H, S, D}, pad), K({B, Hkv, S, D}, pad),
+        V({B, Hkv, S, D}, pad), O({B, H, S, D}, pad);
     check::Tensor<float> L({B, H, S}, pad);
     // Scores of a few units: the softmax is neither flat nor one-hot.
     Q.fillRandom(rng, -1.5f, 1.5f);
@@ -53,13 +60,14 @@ int main() {
     const double scale = 1.0 / std::sqrt(double(D));
     for (int64_t bh = 0; bh < B * H; ++bh) {
       const int64_t base = bh * S * D;
+      const int64_t kvBase = (bh / H * Hkv + bh % H * Hkv / H) * S * D;
       for (int64_t i = 0; i < S; ++i) {
         const int64_t keys = CAUSAL ? i + 1 : S;
         double mx = -INFINITY, sum = 0;
         for (int64_t j = 0; j < keys; ++j) {
           double s = 0;
           for (int64_t d = 0; d < D; ++d)
-            s += double(Q.get(base + i * D + d)) * K.get(base + j * D + d);
+            s += double(Q.get(base + i * D + d)) * K.get(kvBase + j * D + d);
           p[j] = s * scale;
           mx = std::max(mx, p[j]);
         }
@@ -68,7 +76,7 @@ int main() {
         lse[bh * S + i] = mx + std::log(sum);
         for (int64_t j = 0; j < keys; ++j)
           for (int64_t d = 0; d < D; ++d)
-            ref[base + i * D + d] += p[j] / sum * V.get(base + j * D + d);
+            ref[base + i * D + d] += p[j] / sum * V.get(kvBase + j * D + d);
       }
     }
     checker.compare(name, size, O, ref, check::Elem<T>::tol);
