@@ -270,6 +270,22 @@ static std::pair<SmallVector<Value>, Value> windowElement(OpBuilder &b,
   return {full, valid};
 }
 
+/// The run of `width` elements from fragment index `index` in `window`: its
+/// first position, and whether all of it lies inside the tensor (whose
+/// innermost extent is `innerSize`) and vector accesses there are aligned
+/// (`aligned`, windowAligned's answer).
+static std::pair<SmallVector<Value>, Value>
+runInside(OpBuilder &b, Location loc, const WindowMap &window, ValueRange index,
+          int64_t width, Value aligned, Value innerSize) {
+  auto [pos, valid] = windowElement(b, loc, window, index);
+  Value end =
+      arith::AddIOp::create(b, loc, pos.back(), indexConst(b, loc, width));
+  Value validAligned = arith::AndIOp::create(b, loc, valid, aligned);
+  Value endInside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule,
+                                          end, innerSize);
+  return {pos, arith::AndIOp::create(b, loc, validAligned, endInside)};
+}
+
 /// memref[pos] where `valid`, else zero; the load itself is guarded, so an
 /// out-of-bounds position is never read.
 static Value loadOrZero(OpBuilder &b, Location loc, Value memref,
@@ -659,13 +675,8 @@ KernelLowering::lowerFragmentVectorCopy(tile::CopyOp op,
       if (layout.slotDigit(runFactor, s) % width != 0)
         continue;
       SmallVector<Value> index = layout.elementIndex(b, loc, tid, s);
-      auto [pos, valid] = windowElement(b, loc, window, index);
-      Value end =
-          arith::AddIOp::create(b, loc, pos.back(), indexConst(b, loc, width));
-      Value validAligned = arith::AndIOp::create(b, loc, valid, aligned);
-      Value endInside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule,
-                                              end, innerSize);
-      Value whole = arith::AndIOp::create(b, loc, validAligned, endInside);
+      auto [pos, whole] =
+          runInside(b, loc, window, index, width, aligned, innerSize);
       auto ifOp = scf::IfOp::create(b, loc, whole, /*withElseRegion=*/true);
       OpBuilder::InsertionGuard g(b);
       b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
@@ -1356,13 +1367,8 @@ KernelLowering::lowerFragmentVectorAtomicAdd(tile::AtomicAddOp op,
       if (layout.slotDigit(runFactor, s) % width != 0)
         continue;
       SmallVector<Value> index = layout.elementIndex(b, loc, tid, s);
-      auto [pos, valid] = windowElement(b, loc, window, index);
-      Value end =
-          arith::AddIOp::create(b, loc, pos.back(), indexConst(b, loc, width));
-      Value endInside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule,
-                                              end, innerSize);
-      Value whole = arith::AndIOp::create(
-          b, loc, arith::AndIOp::create(b, loc, valid, aligned), endInside);
+      auto [pos, whole] =
+          runInside(b, loc, window, index, width, aligned, innerSize);
       auto ifOp = scf::IfOp::create(b, loc, whole, /*withElseRegion=*/true);
       OpBuilder::InsertionGuard g(b);
       b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
