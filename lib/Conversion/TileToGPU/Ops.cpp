@@ -281,8 +281,8 @@ runInside(OpBuilder &b, Location loc, const WindowMap &window, ValueRange index,
   Value end =
       arith::AddIOp::create(b, loc, pos.back(), indexConst(b, loc, width));
   Value validAligned = arith::AndIOp::create(b, loc, valid, aligned);
-  Value endInside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule,
-                                          end, innerSize);
+  Value endInside =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, end, innerSize);
   return {pos, arith::AndIOp::create(b, loc, validAligned, endInside)};
 }
 
