@@ -1317,6 +1317,16 @@ void KernelLowering::lowerGemm(tile::GemmOp op) {
 // atomic_add
 //===----------------------------------------------------------------------===//
 
+/// dst[pos] += v, atomically.
+static void addAtomically(OpBuilder &b, Location loc, Value v, Value dst,
+                          ValueRange pos) {
+  memref::AtomicRMWOp::create(b, loc,
+                              llvm::isa<FloatType>(v.getType())
+                                  ? arith::AtomicRMWKind::addf
+                                  : arith::AtomicRMWKind::addi,
+                              v, dst, pos);
+}
+
 LogicalResult
 KernelLowering::lowerFragmentVectorAtomicAdd(tile::AtomicAddOp op,
                                              const RegisterFragment &f) {
@@ -1340,25 +1350,18 @@ KernelLowering::lowerFragmentVectorAtomicAdd(tile::AtomicAddOp op,
       WindowMap::trailing(dst, op.getDestIndices(), memrefType(src).getRank());
   Value aligned = windowAligned(b, loc, dst, op.getDestIndices(), width);
   Value innerSize = memref::DimOp::create(b, loc, dst, rank - 1);
-  Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, dst);
-  auto meta = memref::ExtractStridedMetadataOp::create(b, loc, dst);
+  Value view = viewByteAddress(b, loc, dst, elemBytes, /*readOnly=*/false);
+  auto strides =
+      memref::ExtractStridedMetadataOp::create(b, loc, dst).getStrides();
   auto byteAddress = [&](OpBuilder &b, ValueRange pos) -> Value {
-    Value linear = meta.getOffset();
+    Value linear = indexConst(b, loc, 0);
     for (int64_t d = 0; d < rank; ++d)
       linear = arith::AddIOp::create(
-          b, loc, linear,
-          arith::MulIOp::create(b, loc, pos[d], meta.getStrides()[d]));
+          b, loc, linear, arith::MulIOp::create(b, loc, pos[d], strides[d]));
     Value bytes = arith::AddIOp::create(
-        b, loc, base,
+        b, loc, view,
         arith::MulIOp::create(b, loc, linear, indexConst(b, loc, elemBytes)));
     return arith::IndexCastUIOp::create(b, loc, b.getI64Type(), bytes);
-  };
-  auto atomicAt = [&](OpBuilder &b, Value v, ValueRange pos) {
-    memref::AtomicRMWOp::create(b, loc,
-                                llvm::isa<FloatType>(elem)
-                                    ? arith::AtomicRMWKind::addf
-                                    : arith::AtomicRMWKind::addi,
-                                v, dst, pos);
   };
   // Each element is added once: by the first replica of its thread.
   Value guard = layout.isFirstReplica(b, loc, tid);
@@ -1390,8 +1393,9 @@ KernelLowering::lowerFragmentVectorAtomicAdd(tile::AtomicAddOp op,
         at.back() =
             arith::AddIOp::create(b, loc, at.back(), indexConst(b, loc, l));
         auto [p, ok] = windowElement(b, loc, window, at);
-        buildIf(b, loc, ok,
-                [&, p = p](OpBuilder &b) { atomicAt(b, slotValue(b, l), p); });
+        buildIf(b, loc, ok, [&, p = p](OpBuilder &b) {
+          addAtomically(b, loc, slotValue(b, l), dst, p);
+        });
       }
     }
   });
@@ -1417,18 +1421,14 @@ void KernelLowering::lowerAtomicAdd(tile::AtomicAddOp op) {
     dist.kind = Distribution::Redundant;
     dist.threadZeroOnly = true;
   }
-  forEachElement(
-      b, loc, memrefType(src).getShape(), dist,
-      [&](OpBuilder &b, ValueRange index, int64_t slot) {
-        Value v = tile::castElements(
-            b, loc, loadElement(b, loc, *this, src, index, slot), elem);
-        auto [pos, valid] = windowElement(b, loc, window, index);
-        buildIf(b, loc, valid, [&, pos = pos](OpBuilder &b) {
-          memref::AtomicRMWOp::create(b, loc,
-                                      llvm::isa<FloatType>(elem)
-                                          ? arith::AtomicRMWKind::addf
-                                          : arith::AtomicRMWKind::addi,
-                                      v, dst, pos);
-        });
-      });
+  forEachElement(b, loc, memrefType(src).getShape(), dist,
+                 [&](OpBuilder &b, ValueRange index, int64_t slot) {
+                   Value v = tile::castElements(
+                       b, loc, loadElement(b, loc, *this, src, index, slot),
+                       elem);
+                   auto [pos, valid] = windowElement(b, loc, window, index);
+                   buildIf(b, loc, valid, [&, pos = pos](OpBuilder &b) {
+                     addAtomically(b, loc, v, dst, pos);
+                   });
+                 });
 }
