@@ -286,6 +286,39 @@ runInside(OpBuilder &b, Location loc, const WindowMap &window, ValueRange index,
   return {pos, arith::AndIOp::create(b, loc, validAligned, endInside)};
 }
 
+/// Visits the runs of `width` consecutive elements that this thread's
+/// fragment slots hold along the innermost dimension (`runFactor` of
+/// `layout`, slots `slotStep` apart): `whole(b, s, pos)` for a run starting
+/// at slot s that lies inside the tensor and is aligned, else
+/// `element(b, slot, pos, ok)` for each of its elements (ok: inside).
+static void forEachFragmentRun(
+    OpBuilder &b, Location loc, const tile::FragmentLayout &layout, Value tid,
+    int64_t runFactor, int64_t width, const WindowMap &window, Value aligned,
+    Value innerSize, function_ref<void(OpBuilder &, int64_t, ValueRange)> whole,
+    function_ref<void(OpBuilder &, int64_t, ValueRange, Value)> element) {
+  int64_t slotStep = layout.factors[runFactor].slotStride;
+  for (int64_t s = 0, e = layout.numSlots(); s < e; ++s) {
+    if (layout.slotDigit(runFactor, s) % width != 0)
+      continue;
+    SmallVector<Value> index = layout.elementIndex(b, loc, tid, s);
+    auto [pos, inside] =
+        runInside(b, loc, window, index, width, aligned, innerSize);
+    auto ifOp = scf::IfOp::create(b, loc, inside, /*withElseRegion=*/true);
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+    whole(b, s, pos);
+    // Element by element at ragged edges and for unaligned tensors.
+    b.setInsertionPoint(ifOp.elseBlock()->getTerminator());
+    for (int64_t l = 0; l < width; ++l) {
+      SmallVector<Value> at(index);
+      at.back() =
+          arith::AddIOp::create(b, loc, at.back(), indexConst(b, loc, l));
+      auto [p, ok] = windowElement(b, loc, window, at);
+      element(b, s + l * slotStep, p, ok);
+    }
+  }
+}
+
 /// memref[pos] where `valid`, else zero; the load itself is guarded, so an
 /// out-of-bounds position is never read.
 static Value loadOrZero(OpBuilder &b, Location loc, Value memref,
@@ -670,60 +703,47 @@ KernelLowering::lowerFragmentVectorCopy(tile::CopyOp op,
   Value guard = firstReplicaOnly ? layout.isFirstReplica(b, loc, tid) : Value();
   auto vecType = VectorType::get({width}, globalElem);
   int64_t alignBytes = width * globalElem.getIntOrFloatBitWidth() / 8;
-  buildIf(b, loc, guard, [&](OpBuilder &b) {
-    for (int64_t s = 0, e = layout.numSlots(); s < e; ++s) {
-      if (layout.slotDigit(runFactor, s) % width != 0)
-        continue;
-      SmallVector<Value> index = layout.elementIndex(b, loc, tid, s);
-      auto [pos, whole] =
-          runInside(b, loc, window, index, width, aligned, innerSize);
-      auto ifOp = scf::IfOp::create(b, loc, whole, /*withElseRegion=*/true);
-      OpBuilder::InsertionGuard g(b);
-      b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
-      if (load) {
-        Value v = vector::LoadOp::create(b, loc, vecType, global, pos, false,
-                                         llvm::MaybeAlign(alignBytes));
-        v = tile::castElements(b, loc, v, fragElem, op.getSourceUnsigned(),
-                               op.getDestUnsigned());
-        for (int64_t l = 0; l < width; ++l)
-          memref::StoreOp::create(
-              b, loc,
-              vector::ExtractOp::create(b, loc, v, ArrayRef<int64_t>{l}),
-              f->slots, indexConst(b, loc, s + l * slotStep));
-      } else {
-        Value v = slotVector(b, loc, f->slots, s, slotStep, width);
-        v = tile::castElements(b, loc, v, globalElem, op.getSourceUnsigned(),
-                               op.getDestUnsigned());
-        vector::StoreOp::create(b, loc, v, global, pos, false,
-                                llvm::MaybeAlign(alignBytes));
-      }
-      // Element by element at ragged edges and for unaligned tensors.
-      b.setInsertionPoint(ifOp.elseBlock()->getTerminator());
-      for (int64_t l = 0; l < width; ++l) {
-        SmallVector<Value> at(index);
-        at.back() =
-            arith::AddIOp::create(b, loc, at.back(), indexConst(b, loc, l));
-        auto [p, ok] = windowElement(b, loc, window, at);
-        Value slot = indexConst(b, loc, s + l * slotStep);
-        if (load) {
-          memref::StoreOp::create(
-              b, loc,
-              tile::castElements(b, loc, loadOrZero(b, loc, global, p, ok),
-                                 fragElem, op.getSourceUnsigned(),
-                                 op.getDestUnsigned()),
-              f->slots, slot);
-        } else {
-          buildIf(b, loc, ok, [&, p = p](OpBuilder &b) {
-            Value v = memref::LoadOp::create(b, loc, f->slots, slot);
-            memref::StoreOp::create(b, loc,
-                                    tile::castElements(b, loc, v, globalElem,
-                                                       op.getSourceUnsigned(),
-                                                       op.getDestUnsigned()),
-                                    global, p);
-          });
-        }
-      }
+  auto whole = [&](OpBuilder &b, int64_t s, ValueRange pos) {
+    if (load) {
+      Value v = vector::LoadOp::create(b, loc, vecType, global, pos, false,
+                                       llvm::MaybeAlign(alignBytes));
+      v = tile::castElements(b, loc, v, fragElem, op.getSourceUnsigned(),
+                             op.getDestUnsigned());
+      for (int64_t l = 0; l < width; ++l)
+        memref::StoreOp::create(
+            b, loc, vector::ExtractOp::create(b, loc, v, ArrayRef<int64_t>{l}),
+            f->slots, indexConst(b, loc, s + l * slotStep));
+      return;
     }
+    Value v = slotVector(b, loc, f->slots, s, slotStep, width);
+    v = tile::castElements(b, loc, v, globalElem, op.getSourceUnsigned(),
+                           op.getDestUnsigned());
+    vector::StoreOp::create(b, loc, v, global, pos, false,
+                            llvm::MaybeAlign(alignBytes));
+  };
+  auto element = [&](OpBuilder &b, int64_t slot, ValueRange p, Value ok) {
+    Value slotIndex = indexConst(b, loc, slot);
+    if (load) {
+      memref::StoreOp::create(
+          b, loc,
+          tile::castElements(b, loc, loadOrZero(b, loc, global, p, ok),
+                             fragElem, op.getSourceUnsigned(),
+                             op.getDestUnsigned()),
+          f->slots, slotIndex);
+      return;
+    }
+    buildIf(b, loc, ok, [&](OpBuilder &b) {
+      Value v = memref::LoadOp::create(b, loc, f->slots, slotIndex);
+      memref::StoreOp::create(b, loc,
+                              tile::castElements(b, loc, v, globalElem,
+                                                 op.getSourceUnsigned(),
+                                                 op.getDestUnsigned()),
+                              global, p);
+    });
+  };
+  buildIf(b, loc, guard, [&](OpBuilder &b) {
+    forEachFragmentRun(b, loc, layout, tid, runFactor, width, window, aligned,
+                       innerSize, whole, element);
   });
   return success();
 }
@@ -1365,39 +1385,26 @@ KernelLowering::lowerFragmentVectorAtomicAdd(tile::AtomicAddOp op,
   };
   // Each element is added once: by the first replica of its thread.
   Value guard = layout.isFirstReplica(b, loc, tid);
+  auto slotValue = [&](OpBuilder &b, int64_t slot) {
+    return tile::castElements(
+        b, loc,
+        memref::LoadOp::create(b, loc, f.slots, indexConst(b, loc, slot)),
+        elem);
+  };
+  auto whole = [&](OpBuilder &b, int64_t s, ValueRange pos) {
+    SmallVector<Value> values;
+    for (int64_t l = 0; l < width; ++l)
+      values.push_back(slotValue(b, s + l * slotStep));
+    target.vectorAtomicAdd(b, loc, byteAddress(b, pos), values);
+  };
+  auto element = [&](OpBuilder &b, int64_t slot, ValueRange p, Value ok) {
+    buildIf(b, loc, ok, [&](OpBuilder &b) {
+      addAtomically(b, loc, slotValue(b, slot), dst, p);
+    });
+  };
   buildIf(b, loc, guard, [&](OpBuilder &b) {
-    for (int64_t s = 0, e = layout.numSlots(); s < e; ++s) {
-      if (layout.slotDigit(runFactor, s) % width != 0)
-        continue;
-      SmallVector<Value> index = layout.elementIndex(b, loc, tid, s);
-      auto [pos, whole] =
-          runInside(b, loc, window, index, width, aligned, innerSize);
-      auto ifOp = scf::IfOp::create(b, loc, whole, /*withElseRegion=*/true);
-      OpBuilder::InsertionGuard g(b);
-      b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
-      auto slotValue = [&](OpBuilder &b, int64_t l) {
-        return tile::castElements(
-            b, loc,
-            memref::LoadOp::create(b, loc, f.slots,
-                                   indexConst(b, loc, s + l * slotStep)),
-            elem);
-      };
-      SmallVector<Value> values;
-      for (int64_t l = 0; l < width; ++l)
-        values.push_back(slotValue(b, l));
-      target.vectorAtomicAdd(b, loc, byteAddress(b, pos), values);
-      // Element by element at ragged edges and for unaligned tensors.
-      b.setInsertionPoint(ifOp.elseBlock()->getTerminator());
-      for (int64_t l = 0; l < width; ++l) {
-        SmallVector<Value> at(index);
-        at.back() =
-            arith::AddIOp::create(b, loc, at.back(), indexConst(b, loc, l));
-        auto [p, ok] = windowElement(b, loc, window, at);
-        buildIf(b, loc, ok, [&, p = p](OpBuilder &b) {
-          addAtomically(b, loc, slotValue(b, l), dst, p);
-        });
-      }
-    }
+    forEachFragmentRun(b, loc, layout, tid, runFactor, width, window, aligned,
+                       innerSize, whole, element);
   });
   return success();
 }
