@@ -258,23 +258,30 @@ private:
             "tensor stores: storing from registers\\n\", "
          << quotedName() << ");\n";
     }
-    if (info.persistent)
-      os << "      int64_t tlc_grid_x = tlc_gx, tlc_grid_y = tlc_gy;\n";
+    bool persistent = info.persistentExtents > 0;
+    static const char *const extents[] = {"x", "y", "z"};
+    if (persistent) {
+      os << "      int64_t ";
+      for (int64_t d = 0; d < info.persistentExtents; ++d)
+        os << (d ? ", " : "") << "tlc_grid_" << extents[d] << " = tlc_g"
+           << extents[d];
+      os << ";\n";
+    }
     os << "      void *tlc_tensor_copy_params[] = {";
     for (const std::string &p : params)
       os << p << ", ";
     if (storeFlag)
       os << "&tlc_store_by_map, ";
-    if (info.persistent)
-      os << "&tlc_grid_x, &tlc_grid_y, ";
+    for (int64_t d = 0; d < info.persistentExtents; ++d)
+      os << "&tlc_grid_" << extents[d] << ", ";
     for (size_t m = 0; m < info.tensorMaps.size(); ++m)
       os << (m ? ", " : "") << "&tlc_map_" << m;
     os << "};\n";
     os << "      return tlc_kernel."
-       << (info.persistent ? "launchPersistent(" : "launch(") << quotedName()
+       << (persistent ? "launchPersistent(" : "launch(") << quotedName()
        << ", tlc_gx, tlc_gy, tlc_gz, " << info.threads
        << ", options.stream, tlc_tensor_copy_params";
-    if (info.persistent && info.clusterRows > 1)
+    if (persistent && info.clusterRows > 1)
       os << ", " << info.clusterRows;
     os << ");\n";
     os << "    }\n";

@@ -15,7 +15,7 @@
 // CHECK-LABEL: gpu.func @tlc_staged
 // CHECK: %[[STAGE:.*]] = tile.alloc {tile.store_staging = array<i64: 64, 2>, tile.swizzle = 128 : i64} : memref<128x256xbf16, #tile.scope<shared>>
 // CHECK: scf.for
-// CHECK: } {tile.pipeline_stages = 4 : i64, tile.producer_threads = 128 : i64, tile.stages = 4 : i64}
+// CHECK: } {tile.pipeline_stages = 4 : i64, tile.producer_threads = 128 : i64, tile.stages = 4 : i64, tile.walks_tiles}
 // CHECK: tile.copy %[[ACC:.*]] to %[[STAGE]] : memref<128x256xf32, #tile.scope<fragment>>, memref<128x256xbf16, #tile.scope<shared>>
 // CHECK-NEXT: tile.copy %[[STAGE]] to %{{.*}}[%{{.*}}, %{{.*}}] {tile.tensor_copy} : memref<128x256xbf16, #tile.scope<shared>>, memref<?x?xbf16, strided<[?, 1], offset: ?>>
 func.func @staged(%A: memref<?x?xbf16, strided<[?, 1], offset: ?>>, %B: memref<?x?xbf16, strided<[?, 1], offset: ?>>, %C: memref<?x?xbf16, strided<[?, 1], offset: ?>>, %n: index)
@@ -77,7 +77,7 @@ func.func @one_tile(%A: memref<?x?xbf16, strided<[?, 1], offset: ?>>, %B: memref
 // CHECK-LABEL: gpu.func @tlc_too_big
 // REMARK: remark: accumulator store of kernel 'too_big' stays a store from registers: no staging tile of whole 128-byte column chunks fits in shared memory beside the pipeline's stages
 // CHECK-NOT: tile.store_staging
-// CHECK: } {tile.pipeline_stages = 4 : i64, tile.producer_threads = 128 : i64, tile.stages = 4 : i64}
+// CHECK: } {tile.pipeline_stages = 4 : i64, tile.producer_threads = 128 : i64, tile.stages = 4 : i64, tile.walks_tiles}
 // CHECK: tile.copy %{{.*}} to %{{.*}}[%{{.*}}, %{{.*}}] : memref<128x256xf32, #tile.scope<fragment>>, memref<?x?xbf16
 func.func @f32(%A: memref<?x?xbf16, strided<[?, 1], offset: ?>>, %B: memref<?x?xbf16, strided<[?, 1], offset: ?>>, %C: memref<?x?xf32, strided<[?, 1], offset: ?>>, %n: index)
     attributes {tile.kernel, tile.grid_rank = 2 : i64, tile.threads = 256 : i64} {
@@ -130,7 +130,7 @@ func.func @too_big(%A: memref<?x?xbf16, strided<[?, 1], offset: ?>>, %B: memref<
 // padded 50 KiB tile leaves no room for two).
 // CHECK-LABEL: gpu.func @tlc_refit
 // CHECK: tile.alloc {tile.store_staging = array<i64: 64, 1>
-// CHECK: } {tile.pipeline_stages = 3 : i64, tile.producer_threads = 128 : i64, tile.stages = 4 : i64}
+// CHECK: } {tile.pipeline_stages = 3 : i64, tile.producer_threads = 128 : i64, tile.stages = 4 : i64, tile.walks_tiles}
 // REMARK: remark: pipelined loop runs 3 stages instead of 4 in kernel 'refit': its shared tiles stay live across the tiles of the persistent kernel
 func.func @refit(%A: memref<?x?xbf16, strided<[?, 1], offset: ?>>, %B: memref<?x?xbf16, strided<[?, 1], offset: ?>>, %C: memref<?x?xbf16, strided<[?, 1], offset: ?>>, %n: index)
     attributes {tile.kernel, tile.grid_rank = 2 : i64, tile.threads = 256 : i64} {

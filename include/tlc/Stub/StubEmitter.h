@@ -110,10 +110,10 @@ struct GpuKernelInfo {
   std::string fallbackEntry{};
   int64_t fallbackSharedBytes = 0;
   int64_t fallbackThreads = 0;
-  /// The entry with tensor copies is persistent: its parameters before the
-  /// tensor maps are the grid's x and y extents (i64) and it is launched
-  /// with Kernel::launchPersistent.
-  bool persistent = false;
+  /// The entry with tensor copies is persistent when not 0: its parameters
+  /// before the tensor maps are this many of the grid's extents (i64: x, y
+  /// and, for 3, z) and it is launched with Kernel::launchPersistent.
+  int64_t persistentExtents = 0;
   /// The persistent entry may run in clusters of this many blocks when the
   /// grid's y extent is a multiple of it (tile.cluster_rows); 1: never.
   int64_t clusterRows = 1;

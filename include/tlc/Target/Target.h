@@ -80,9 +80,9 @@ struct CompiledModule {
   /// Threads per block of the kernels launched with more threads than their
   /// signature says (warp specialization's producers, tile.block_threads).
   llvm::StringMap<int64_t> blockThreads;
-  /// Persistent kernels (tile.persistent): they take the grid's x and y
-  /// extents before their tensor maps and walk the grid.
-  llvm::StringSet<> persistent;
+  /// Persistent kernels (tile.persistent): they take this many of the
+  /// grid's extents (x, y[, z]) before their tensor maps and walk the grid.
+  llvm::StringMap<int64_t> persistent;
   /// Persistent kernels that may run in clusters of this many blocks
   /// (tile.cluster_rows).
   llvm::StringMap<int64_t> clusterRows;

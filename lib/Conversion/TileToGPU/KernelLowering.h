@@ -139,6 +139,13 @@ public:
   int64_t threads;
   const GPUTargetInfo &target;
   mlir::Value tid; ///< index
+  /// A persistent kernel's consumer tile loop and the thread index its body
+  /// uses instead of `tid` (the target's opaque copy, taken per tile):
+  /// what the body computes from the thread index (shared addresses of
+  /// every copy) is then not hoisted out of the tile loop, where it would
+  /// stay live across the kernel's main loop.
+  mlir::Operation *tileLoop = nullptr;
+  mlir::Value tileTid;
   llvm::DenseMap<mlir::Value, RegisterFragment> fragments;
   /// Bytes of dynamic shared memory: tiles first, then reduction scratch.
   int64_t sharedTileBytes = 0;
@@ -279,6 +286,10 @@ bool sourceWrittenIn(mlir::scf::ForOp loop, tile::CopyOp copy);
 /// The pipelines tile-plan-pipelines chose: loops with tile.pipeline_stages
 /// and their tile.async producers.
 llvm::SmallVector<PipelinedLoop> plannedPipelines(mlir::Operation *func);
+/// Whether the warp-specialized loop `loop` (tile.producer_threads) makes
+/// its kernel persistent (tile.walks_tiles, which tile-plan-pipelines
+/// decides).
+bool walksTiles(mlir::scf::ForOp loop);
 /// Rewrites the loop; `buffers` maps each producer's shared tile to its
 /// [S, ...] buffers in shared memory.
 void pipelineLoop(const PipelinedLoop &p,

@@ -182,6 +182,11 @@ SmallVector<PipelinedLoop> gpu_lowering::findPipelinedLoops(Operation *func) {
   return loops;
 }
 
+bool gpu_lowering::walksTiles(scf::ForOp loop) {
+  return loop->hasAttr(tile::attr::kProducerThreads) &&
+         loop->hasAttr(tile::attr::kWalksTiles);
+}
+
 SmallVector<PipelinedLoop> gpu_lowering::plannedPipelines(Operation *func) {
   SmallVector<PipelinedLoop> loops;
   func->walk([&](scf::ForOp loop) {
@@ -345,9 +350,11 @@ struct TileLoop {
 };
 
 static TileLoop
-beginTileLoop(OpBuilder &b, Location loc, Value gridX, Value gridY,
+beginTileLoop(OpBuilder &b, Location loc, ArrayRef<Value> grid,
               const GPUTargetInfo::ClusterPosition *cluster = nullptr) {
-  Value total = arith::MulIOp::create(b, loc, gridX, gridY);
+  Value total = grid.front();
+  for (Value extent : grid.drop_front())
+    total = arith::MulIOp::create(b, loc, total, extent);
   Value none = indexConst(b, loc, 0);
   if (!cluster) {
     Value first = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
@@ -397,15 +404,23 @@ static scf::YieldOp endTileLoop(OpBuilder &b, Location loc,
 }
 
 /// The block and grid indices inside `tiles`' body become those of its
-/// tile (the grid being gridX x gridY).
+/// tile (x fastest, then y, then z: the hardware's order of a grid's
+/// blocks; `grid` holds its 2 or 3 extents).
 static void useTileIndices(OpBuilder &b, Location loc, TileLoop tiles,
-                           Value gridX, Value gridY) {
+                           ArrayRef<Value> grid) {
   Block *body = tiles.loop.getBody();
   b.setInsertionPointAfterValue(tiles.tile);
   Value t = tiles.tile;
+  Value zero = indexConst(b, loc, 0), one = indexConst(b, loc, 1);
+  Value gridX = grid[0], gridY = grid[1];
+  Value gridZ = grid.size() > 2 ? grid[2] : one;
   Value blockX = arith::RemUIOp::create(b, loc, t, gridX);
   Value blockY = arith::DivUIOp::create(b, loc, t, gridX);
-  Value zero = indexConst(b, loc, 0), one = indexConst(b, loc, 1);
+  Value blockZ = zero;
+  if (grid.size() > 2) {
+    blockZ = arith::DivUIOp::create(b, loc, blockY, gridY);
+    blockY = arith::RemUIOp::create(b, loc, blockY, gridY);
+  }
   SmallVector<Operation *> indices;
   body->walk([&](Operation *op) {
     if (llvm::isa<gpu::BlockIdOp, gpu::GridDimOp>(op))
@@ -417,9 +432,9 @@ static void useTileIndices(OpBuilder &b, Location loc, TileLoop tiles,
   for (Operation *op : indices) {
     Value now = llvm::isa<gpu::BlockIdOp>(op)
                     ? byDimension(llvm::cast<gpu::BlockIdOp>(op).getDimension(),
-                                  blockX, blockY, zero)
+                                  blockX, blockY, blockZ)
                     : byDimension(llvm::cast<gpu::GridDimOp>(op).getDimension(),
-                                  gridX, gridY, one);
+                                  gridX, gridY, gridZ);
     op->getResult(0).replaceAllUsesWith(now);
     op->erase();
   }
@@ -477,12 +492,14 @@ static void specializePipeline(const PipelinedLoop &p,
                        arith::AddIOp::create(b, loc, stage, c(b, stages)));
   };
 
-  // A 2-D grid becomes persistent: each block walks tiles, so that the
-  // producer fills the next tile's stages while the consumers finish one.
-  // All of the kernel's block and grid indices must be the consumers':
-  // after the barriers, where the consumers' code starts.
-  auto gridRank = func->getAttrOfType<IntegerAttr>(tile::attr::kGridRank);
-  bool persistent = gridRank && gridRank.getInt() == 2;
+  // The kernel may become persistent (walksTiles): each block walks
+  // tiles, so that the producer fills the next tile's stages while the
+  // consumers finish one. All of the kernel's block and grid indices must
+  // be the consumers': after the barriers, where the consumers' code
+  // starts.
+  int64_t gridRank =
+      func->getAttrOfType<IntegerAttr>(tile::attr::kGridRank).getInt();
+  bool persistent = walksTiles(loop);
   Operation *setUpEnd = barriers.getDefiningOp();
   func.walk([&](Operation *op) {
     if (!llvm::isa<gpu::BlockIdOp, gpu::GridDimOp>(op))
@@ -491,13 +508,14 @@ static void specializePipeline(const PipelinedLoop &p,
     if (!top || top == setUpEnd || top->isBeforeInBlock(setUpEnd))
       persistent = false;
   });
-  // Persistent kernels whose blocks load some operand tile independent of
-  // the tile's row run in clusters of two consecutive tiles (rows of one
-  // column) where the grid allows, each block copying half of such tiles
-  // into both (multicast), so L2 serves them once. Their consumers release
-  // a stage in both blocks: the empty barriers count the warps of two.
+  // Persistent kernels of a 2-D grid whose blocks load some operand tile
+  // independent of the tile's row run in clusters of two consecutive tiles
+  // (rows of one column) where the grid allows, each block copying half of
+  // such tiles into both (multicast), so L2 serves them once. Their
+  // consumers release a stage in both blocks: the empty barriers count the
+  // warps of two.
   llvm::DenseSet<Operation *> sharedCopies;
-  if (persistent && target.hasClusters())
+  if (persistent && gridRank == 2 && target.hasClusters())
     for (tile::CopyOp copy : p.producers)
       if (llvm::all_of(copy.getSourceIndices(),
                        [&](Value v) { return sameInCluster(v, loop); }))
@@ -552,35 +570,43 @@ static void specializePipeline(const PipelinedLoop &p,
   target.setRoleRegisters(b, loc, /*producer=*/false, consumers);
   Value lb = loop.getLowerBound(), ub = loop.getUpperBound(),
         step = loop.getStep();
-  Value gridX, gridY;
+  SmallVector<Value, 3> grid;
   TileLoop consumerTiles;
   if (persistent) {
     // The grid's extents: parameters before the tensor maps.
     auto maps = func->getAttrOfType<ArrayAttr>(tile::attr::kTensorMaps);
     unsigned at = func.getNumArguments() - (maps ? maps.size() : 0);
     Type i64 = b.getI64Type();
-    // Inserting arguments into a gpu.func that has a body cannot fail.
-    (void)func.insertArgument(at, i64, b.getDictionaryAttr({}), loc);
-    (void)func.insertArgument(at + 1, i64, b.getDictionaryAttr({}), loc);
-    func->setAttr(tile::attr::kPersistent, b.getUnitAttr());
+    func->setAttr(tile::attr::kPersistent, b.getI64IntegerAttr(gridRank));
     {
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPoint(roles);
-      gridX = arith::IndexCastOp::create(b, loc, b.getIndexType(),
-                                         func.getArgument(at));
-      gridY = arith::IndexCastOp::create(b, loc, b.getIndexType(),
-                                         func.getArgument(at + 1));
+      for (int64_t d = 0; d < gridRank; ++d) {
+        // Inserting arguments into a gpu.func with a body cannot fail.
+        (void)func.insertArgument(at + d, i64, b.getDictionaryAttr({}), loc);
+        grid.push_back(arith::IndexCastOp::create(b, loc, b.getIndexType(),
+                                                  func.getArgument(at + d)));
+      }
     }
     // The consumers' code moves into their tile loop.
     Operation *firstOp = consumer->getTerminator();
     if (b.getInsertionPoint() != consumer->end())
       firstOp = &*b.getInsertionPoint();
-    consumerTiles = beginTileLoop(b, loc, gridX, gridY, cluster);
+    consumerTiles = beginTileLoop(b, loc, grid, cluster);
     Block *tileBody = consumerTiles.loop.getBody();
     tileBody->getOperations().splice(tileBody->end(), consumer->getOperations(),
                                      firstOp->getIterator(),
                                      consumer->getTerminator()->getIterator());
-    useTileIndices(b, loc, consumerTiles, gridX, gridY);
+    useTileIndices(b, loc, consumerTiles, grid);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPoint(consumerTiles.loop);
+      Value tid32 = arith::IndexCastUIOp::create(b, loc, b.getI32Type(), k.tid);
+      b.setInsertionPointToStart(tileBody);
+      k.tileTid = arith::IndexCastUIOp::create(
+          b, loc, b.getIndexType(), target.opaqueCopy(b, loc, tid32));
+      k.tileLoop = consumerTiles.loop;
+    }
     lb = loop.getLowerBound(), ub = loop.getUpperBound(), step = loop.getStep();
     b.setInsertionPointToEnd(tileBody);
     endTileLoop(b, loc, consumerTiles, tripCount(b, loc, lb, ub, step));
@@ -597,7 +623,7 @@ static void specializePipeline(const PipelinedLoop &p,
     if (persistent) {
       // The same tiles in the same order: the consumers' tile index and
       // iteration count are the producer's.
-      producerTiles = beginTileLoop(b, loc, gridX, gridY, cluster);
+      producerTiles = beginTileLoop(b, loc, grid, cluster);
       outside.map(consumerTiles.loop.getInductionVar(),
                   producerTiles.loop.getInductionVar());
       outside.map(consumerTiles.tile, producerTiles.tile);

@@ -54,6 +54,7 @@ struct TilePlanPipelines
       swizzleMmaOperands(func, target);
       plan(func, target.getMaxSharedBytes(), info.get());
       specialize(func, target.getMaxThreads(), info.get());
+      walkTiles(func, info.get());
       refit(func, target.getMaxSharedBytes(), info.get());
       for (const PipelinedLoop &p : plannedPipelines(func))
         if (p.loop->hasAttr(tile::attr::kProducerThreads))
@@ -122,6 +123,70 @@ struct TilePlanPipelines
         IntegerAttr::get(IntegerType::get(func.getContext(), 64), producers));
   }
 
+  /// Whether `v` may differ between the blocks of the grid: computed from a
+  /// block index, or from something other than the kernel's parameters and
+  /// pure ops on them (a loaded value, a loop's variable).
+  static bool variesByBlock(Value v, llvm::DenseSet<Value> &seen) {
+    if (!seen.insert(v).second)
+      return false;
+    if (auto arg = llvm::dyn_cast<BlockArgument>(v))
+      return !llvm::isa<gpu::GPUFuncOp>(arg.getOwner()->getParentOp());
+    Operation *def = v.getDefiningOp();
+    if (llvm::isa<gpu::BlockIdOp>(def) || def->getNumRegions() != 0 ||
+        !isMemoryEffectFree(def))
+      return true;
+    return llvm::any_of(def->getOperands(), [&](Value operand) {
+      return variesByBlock(operand, seen);
+    });
+  }
+
+  /// 32-bit registers per thread that the kernel's register fragments take.
+  static int64_t fragmentRegisters(gpu::GPUFuncOp func) {
+    int64_t registers = 0;
+    func.walk([&](tile::AllocOp alloc) {
+      auto attr = alloc->getAttrOfType<tile::LayoutAttr>(tile::attr::kLayout);
+      MemRefType type = alloc.getType();
+      if (!attr || tile::getScope(type) != tile::MemScope::fragment)
+        return;
+      int64_t slots =
+          tile::FragmentLayout::fromAttr(attr, type.getRank()).numSlots();
+      int64_t bits = type.getElementType().getIntOrFloatBitWidth();
+      registers += llvm::divideCeil(slots * bits, 32);
+    });
+    return registers;
+  }
+
+  /// A warp-specialized kernel becomes persistent (tile.walks_tiles on its
+  /// loop): its blocks walk the grid's tiles, so that the producer fills
+  /// the next tile's stages while the consumers finish one. Only on 2-D and
+  /// 3-D grids whose blocks all run the loop equally often (a fixed walk
+  /// balances equal tiles only: flash_attention.tl's causal loop, which
+  /// ends at the diagonal, keeps a block per tile, started by the hardware
+  /// as others finish), and where the fragments leave the consumers at
+  /// least kTileWalkRegisters registers for the walk's bookkeeping and the
+  /// values it keeps across tiles: flash_attention_bwd.tl's fragments take
+  /// 228 of 232, and persistent it spilled 412 bytes against 56.
+  static constexpr int64_t kTileWalkRegisters = 32;
+  void walkTiles(gpu::GPUFuncOp func, const GPUTargetInfo *info) {
+    auto rank = func->getAttrOfType<IntegerAttr>(tile::attr::kGridRank);
+    if (!info || !rank || rank.getInt() < 2 || rank.getInt() > 3)
+      return;
+    int64_t consumers =
+        func->getAttrOfType<IntegerAttr>(tile::attr::kThreads).getInt();
+    for (const PipelinedLoop &p : plannedPipelines(func)) {
+      scf::ForOp loop = p.loop;
+      llvm::DenseSet<Value> seen;
+      if (!loop->hasAttr(tile::attr::kProducerThreads) ||
+          llvm::any_of(ValueRange{loop.getLowerBound(), loop.getUpperBound(),
+                                  loop.getStep()},
+                       [&](Value v) { return variesByBlock(v, seen); }) ||
+          fragmentRegisters(func) + kTileWalkRegisters >
+              info->consumerRegisters(consumers))
+        continue;
+      loop->setAttr(tile::attr::kWalksTiles, UnitAttr::get(func.getContext()));
+    }
+  }
+
   /// Whether the target's tensor-copy unit can run producer `copy`.
   static bool tensorCopies(tile::CopyOp copy, const GPUTargetInfo *info) {
     if (!info || !copy.getGathers().empty()) // (TMA gather4: not yet)
@@ -131,7 +196,7 @@ struct TilePlanPipelines
     return info->canTensorCopy(copy, swizzle ? swizzle.getInt() : 0);
   }
 
-  /// Warp specialization on a 2-D grid keeps every shared tile live
+  /// A persistent kernel (walksTiles) keeps every shared tile live
   /// throughout (planSharedMemory): where the tiles then no longer fit, the
   /// loop gives up stages (down to 2), then its specialization.
   void refit(gpu::GPUFuncOp func, int64_t maxSharedBytes,
@@ -201,8 +266,8 @@ struct TilePlanPipelines
 
   /// A warp-specialized kernel's copies of register fragments (its gemm
   /// accumulators) to windows of 2-byte tensors after its loop become
-  /// tensor stores from a swizzled shared tile, on 2-D grids (where the
-  /// kernel becomes persistent): the threads write the tile and go on with
+  /// tensor stores from a swizzled shared tile where the kernel becomes
+  /// persistent (walksTiles): the threads write the tile and go on with
   /// their next tile while the target's tensor-copy unit writes it out. The
   /// tile is kept in buffers of a part of its columns where the whole does
   /// not fit beside the loop's stages (tile.store_staging): the whole tile
@@ -213,8 +278,7 @@ struct TilePlanPipelines
   void stageStores(gpu::GPUFuncOp func, scf::ForOp loop, int64_t maxSharedBytes,
                    const GPUTargetInfo *info) {
     constexpr int64_t kStagingSwizzle = 128;
-    auto gridRank = func->getAttrOfType<IntegerAttr>(tile::attr::kGridRank);
-    if (!gridRank || gridRank.getInt() != 2)
+    if (!walksTiles(loop))
       return;
     bool reduces =
         func.walk([](tile::ReduceOp) { return WalkResult::interrupt(); })

@@ -1,5 +1,6 @@
 //===- SharedMemory.cpp - Placing shared tiles in shared memory -----------===//
 #include "SharedMemory.h"
+#include "KernelLowering.h"
 
 #include "tlc/Dialect/Tile/IR/AttrNames.h"
 #include "tlc/Dialect/Tile/IR/Layout.h"
@@ -76,15 +77,13 @@ gpu_lowering::planSharedMemory(Block &entry,
     Value value;
     int64_t bytes, alignment, first, last, offset = 0;
   };
-  // A warp-specialized kernel on a 2-D grid becomes persistent: its body
-  // runs again for the next tile while the producer already fills the
-  // loop's buffers, so every tile is live throughout.
-  Operation *func = entry.getParentOp();
-  auto gridRank = func->getAttrOfType<IntegerAttr>(tile::attr::kGridRank);
-  bool repeats = gridRank && gridRank.getInt() == 2 &&
-                 llvm::any_of(entry, [](Operation &op) {
-                   return op.hasAttr(tile::attr::kProducerThreads);
-                 });
+  // A persistent kernel's body (walksTiles) runs again for the next tile
+  // while the producer already fills the loop's buffers, so every tile is
+  // live throughout.
+  bool repeats = llvm::any_of(entry, [](Operation &op) {
+    auto loop = llvm::dyn_cast<scf::ForOp>(op);
+    return loop && walksTiles(loop);
+  });
   SmallVector<Tile> tiles;
   SharedPlan plan;
   entry.getParentOp()->walk([&](tile::AllocOp alloc) {

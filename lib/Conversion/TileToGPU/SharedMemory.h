@@ -62,8 +62,8 @@ struct SharedPlan {
 /// swizzled tiles, and then the plan leaves kSwizzleAlignment bytes of
 /// slack for aligning the base at run time). The barrier after a tile's
 /// last use orders it before the next tile's writes. In a kernel that
-/// becomes persistent (warp-specialized, on a 2-D grid) every tile is live
-/// throughout: the producer fills the next tile's buffers meanwhile.
+/// becomes persistent (walksTiles) every tile is live throughout: the
+/// producer fills the next tile's buffers meanwhile.
 SharedPlan
 planSharedMemory(mlir::Block &entry,
                  const llvm::DenseMap<mlir::Value, int64_t> &stagesOf);

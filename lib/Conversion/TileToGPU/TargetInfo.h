@@ -151,8 +151,18 @@ public:
   /// block's own threads compute, and the register budgets of the two roles
   /// (set at the start of each; `consumerThreads` compute).
   virtual int64_t producerThreads() const { return 0; }
+  virtual int64_t consumerRegisters(int64_t consumerThreads) const { return 0; }
   virtual void setRoleRegisters(mlir::OpBuilder &b, mlir::Location loc,
                                 bool producer, int64_t consumerThreads) const {}
+
+  /// `value` (an i32) again, through an instruction the compiler below
+  /// cannot move or see through, so that what is computed from the result
+  /// stays where it is computed (not hoisted out of a loop). Default:
+  /// `value` itself.
+  virtual mlir::Value opaqueCopy(mlir::OpBuilder &b, mlir::Location loc,
+                                 mlir::Value value) const {
+    return value;
+  }
 
   /// Orders this thread's earlier writes to shared memory before reads of
   /// swizzled operand tiles by the matrix instructions (which may read

@@ -250,6 +250,10 @@ struct ConvertTileToGPU
     RewritePatternSet patterns(func.getContext());
     populateTileToGPUPatterns(patterns, k);
     walkAndApplyPatterns(func, std::move(patterns));
+    if (k.tileLoop)
+      k.tid.replaceUsesWithIf(k.tileTid, [&](OpOperand &use) {
+        return k.tileLoop->isProperAncestor(use.getOwner());
+      });
     WalkResult left = func.walk([](Operation *op) {
       if (op->getDialect() == op->getContext()->getLoadedDialect("tile") &&
           !llvm::isa<tile::AllocOp>(op)) {

@@ -158,7 +158,7 @@ void GPUTarget::emitStub(const KernelSignature &kernel,
   auto fallback = compiled.fallbacks.find(entry);
   if (fallback != compiled.fallbacks.end()) {
     info.tensorMaps = compiled.tensorMaps.lookup(entry);
-    info.persistent = compiled.persistent.contains(entry);
+    info.persistentExtents = compiled.persistent.lookup(entry);
     if (int64_t rows = compiled.clusterRows.lookup(entry))
       info.clusterRows = rows;
     info.fallbackEntry = fallback->second;
@@ -184,8 +184,9 @@ void GPUTarget::collectLaunchFacts(mlir::ModuleOp lowered,
     if (auto fallback =
             func->getAttrOfType<mlir::StringAttr>(tile::attr::kFallback))
       compiled.fallbacks[func.getName()] = fallback.getValue().str();
-    if (func->hasAttr(tile::attr::kPersistent))
-      compiled.persistent.insert(func.getName());
+    if (auto extents =
+            func->getAttrOfType<mlir::IntegerAttr>(tile::attr::kPersistent))
+      compiled.persistent[func.getName()] = extents.getInt();
     if (auto rows =
             func->getAttrOfType<mlir::IntegerAttr>(tile::attr::kClusterRows))
       compiled.clusterRows[func.getName()] = rows.getInt();

@@ -341,6 +341,17 @@ public:
         /*operand_attrs=*/ArrayAttr());
   }
 
+  Value opaqueCopy(OpBuilder &b, Location loc, Value value) const override {
+    return LLVM::InlineAsmOp::create(
+               b, loc, b.getI32Type(), ValueRange{value}, "mov.u32 $0, $1;",
+               "=r,r", /*has_side_effects=*/true, /*is_align_stack=*/false,
+               LLVM::TailCallKind::None,
+               LLVM::AsmDialectAttr::get(b.getContext(),
+                                         LLVM::AsmDialect::AD_ATT),
+               /*operand_attrs=*/ArrayAttr())
+        .getResult(0);
+  }
+
   // TMA (sm_90 and newer).
   bool canTensorCopy(tile::CopyOp copy, int64_t swizzle) const override {
     return computeCapability() >= 90 && nvidia::tensorCopySuits(copy, swizzle);
@@ -370,6 +381,9 @@ public:
   }
   // A producer warpgroup issuing TMA where wgmma computes (sm_90a).
   int64_t producerThreads() const override { return hasWgmma() ? 128 : 0; }
+  int64_t consumerRegisters(int64_t consumerThreads) const override {
+    return nvidia::consumerRegisters(consumerThreads, producerThreads());
+  }
   void setRoleRegisters(OpBuilder &b, Location loc, bool producer,
                         int64_t consumerThreads) const override {
     nvidia::setRoleRegisters(b, loc, producer, consumerThreads,

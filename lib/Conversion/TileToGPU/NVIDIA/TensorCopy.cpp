@@ -118,22 +118,29 @@ void nvidia::clusterSync(OpBuilder &b, Location loc) {
   NVVM::ClusterWaitOp::create(b, loc, /*aligned=*/nullptr);
 }
 
+// 64K 32-bit registers per SM; counts are multiples of 8 in [24, 256).
+// setmaxnreg.inc waits for registers the block's other warps gave back
+// (dec): the counts must fit what the block was launched with (168 per
+// thread for 384 threads). 32 for the producer and 240 for two consumer
+// warpgroups do not (65536 > 168 * 384) and hung on an H100; 24 / 240
+// would, but the persistent GEMM's producer spills at 24.
+static constexpr int64_t kRegisterFile = 65536, kProducerRegisters = 40;
+
+int64_t nvidia::consumerRegisters(int64_t consumerThreads,
+                                  int64_t producerThreads) {
+  return std::min<int64_t>(
+      240, (kRegisterFile - kProducerRegisters * producerThreads) /
+               consumerThreads / 8 * 8);
+}
+
 void nvidia::setRoleRegisters(OpBuilder &b, Location loc, bool producer,
                               int64_t consumerThreads,
                               int64_t producerThreads) {
-  // 64K 32-bit registers per SM; counts are multiples of 8 in [24, 256).
-  // setmaxnreg.inc waits for registers the block's other warps gave back
-  // (dec): the counts must fit what the block was launched with (168 per
-  // thread for 384 threads). 32 for the producer and 240 for two consumer
-  // warpgroups do not (65536 > 168 * 384) and hung on an H100; 24 / 240
-  // would, but the persistent GEMM's producer spills at 24.
-  constexpr int64_t kRegisterFile = 65536, kProducerRegisters = 40;
-  int64_t consumerRegisters = std::min<int64_t>(
-      240, (kRegisterFile - kProducerRegisters * producerThreads) /
-               consumerThreads / 8 * 8);
   NVVM::SetMaxRegisterOp::create(
       b, loc,
-      b.getI32IntegerAttr(producer ? kProducerRegisters : consumerRegisters),
+      b.getI32IntegerAttr(
+          producer ? kProducerRegisters
+                   : consumerRegisters(consumerThreads, producerThreads)),
       NVVM::SetMaxRegisterActionAttr::get(
           b.getContext(), producer ? NVVM::SetMaxRegisterAction::decrease
                                    : NVVM::SetMaxRegisterAction::increase));

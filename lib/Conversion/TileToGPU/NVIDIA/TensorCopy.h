@@ -47,6 +47,8 @@ GPUTargetInfo::ClusterPosition clusterPosition(mlir::OpBuilder &b,
                                                mlir::Location loc);
 /// barrier.cluster.arrive (release) + barrier.cluster.wait (acquire).
 void clusterSync(mlir::OpBuilder &b, mlir::Location loc);
+/// The registers per thread a warp-specialized block's consumers take.
+int64_t consumerRegisters(int64_t consumerThreads, int64_t producerThreads);
 /// setmaxnreg: producers keep few registers, consumers share the rest of
 /// the register file.
 void setRoleRegisters(mlir::OpBuilder &b, mlir::Location loc, bool producer,

@@ -141,6 +141,9 @@ constexpr llvm::StringLiteral kCopyBarriers = "tile.copy_barriers";
 /// i64: threads the target adds to the block as producers of the loop's
 /// tensor copies (warp specialization; tile-plan-pipelines).
 constexpr llvm::StringLiteral kProducerThreads = "tile.producer_threads";
+/// Unit, on a warp-specialized loop: its kernel becomes persistent, each
+/// block walking the grid's tiles (tile-plan-pipelines; tile.persistent).
+constexpr llvm::StringLiteral kWalksTiles = "tile.walks_tiles";
 /// i64: on the op whose region holds the code of a warp-specialized
 /// kernel's computing threads: how many they are (their barriers wait for
 /// them alone).
@@ -160,10 +163,11 @@ constexpr llvm::StringLiteral kVulkanParamsBuffer = "tile.vulkan_params_buffer";
 /// i64: threads per block the kernel is launched with when they differ
 /// from tile.threads (producer threads added by warp specialization).
 constexpr llvm::StringLiteral kBlockThreads = "tile.block_threads";
-/// Unit: a persistent kernel. Its two parameters before the tensor maps
-/// are the grid's x and y extents (i64); it is launched with as many blocks
-/// as the device holds at once (or fewer), along x, and each block walks
-/// the grid's blocks (x fastest) from its index in steps of the grid size.
+/// i64: a persistent kernel, and how many of the grid's extents (x, y and,
+/// for 3, z: i64 parameters) come before its tensor maps; it is launched
+/// with as many blocks as the device holds at once (or fewer), along x, and
+/// each block walks the grid's blocks (x fastest, then y, then z) from its
+/// index in steps of the blocks launched.
 constexpr llvm::StringLiteral kPersistent = "tile.persistent";
 /// i64: a persistent kernel that may be launched in thread-block clusters
 /// of this many blocks along x when the grid's y extent is a multiple of
