@@ -35,3 +35,41 @@ gpu.module @k {
     gpu.return
   }
 }
+
+// -----
+
+// A barrier of all consumers while a warpgroup holds its turn (between its
+// turn barrier and the arrival passing the turn on) would never complete:
+// the next warpgroup waits for that arrival. (The turn ops in generic
+// form: the custom one would take the attribute dictionary for its
+// reduction.)
+gpu.module @k {
+  gpu.func @turn(%consumer: i1, %id: i32, %next: i32) kernel {
+    %n = arith.constant 256 : i32
+    scf.if %consumer {
+      "nvvm.barrier"(%id, %n) <{operandSegmentSizes = array<i32: 1, 1, 0>}> {tile.warpgroup_turn} : (i32, i32) -> ()
+      // expected-error @+1 {{a barrier of all consumers inside a warpgroup's turn would never complete}}
+      gpu.barrier
+      "nvvm.barrier.arrive"(%next, %n) {tile.warpgroup_turn} : (i32, i32) -> ()
+    } {tile.consumer_threads = 256 : i64}
+    gpu.return
+  }
+}
+
+// -----
+
+// After the turn is passed on, consumer barriers are fine.
+// CHECK-LABEL: gpu.func @after_turn
+// CHECK: nvvm.barrier.arrive
+// CHECK: nvvm.barrier id = %{{.*}} number_of_threads = %{{.*}}
+gpu.module @k {
+  gpu.func @after_turn(%consumer: i1, %id: i32, %next: i32) kernel {
+    %n = arith.constant 256 : i32
+    scf.if %consumer {
+      "nvvm.barrier"(%id, %n) <{operandSegmentSizes = array<i32: 1, 1, 0>}> {tile.warpgroup_turn} : (i32, i32) -> ()
+      "nvvm.barrier.arrive"(%next, %n) {tile.warpgroup_turn} : (i32, i32) -> ()
+      gpu.barrier
+    } {tile.consumer_threads = 256 : i64}
+    gpu.return
+  }
+}

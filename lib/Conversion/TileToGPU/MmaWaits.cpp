@@ -60,7 +60,8 @@ void addWithViews(Value root, llvm::SmallPtrSetImpl<Value> &values) {
 /// flow, barriers, and gemms into fragments (which only read shared tiles).
 bool harmlessBeside(Operation *op) {
   WalkResult result = op->walk([&](Operation *inner) {
-    if (llvm::isa<gpu::BarrierOp>(inner))
+    if (llvm::isa<gpu::BarrierOp>(inner) ||
+        inner->hasAttr(tile::attr::kWarpgroupTurn))
       return WalkResult::advance();
     // (A gemm accumulating into a shared tile writes shared memory.)
     if (auto gemm = llvm::dyn_cast<tile::GemmOp>(inner))

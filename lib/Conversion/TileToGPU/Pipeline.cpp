@@ -461,6 +461,44 @@ enterStage(OpBuilder &b, const PipelinedLoop &p,
   return {it, stage};
 }
 
+/// Whether the consumers of the warp-specialized loop `loop` take turns
+/// issuing its gemms (FlashAttention-3's ping-pong): where the target's
+/// consumer groups can, the gemms all run asynchronously and by deferred
+/// waits (none in the pipeliner's protocol), and the body issues them in
+/// one run with other work (a softmax) outside it. One group's other work
+/// then overlaps the next group's gemms on the tensor cores, where
+/// otherwise every group would issue at once and leave the tensor cores
+/// idle through everyone's softmax. Returns the run's first and last gemm.
+static std::optional<std::pair<tile::GemmOp, tile::GemmOp>>
+turnTakingRun(scf::ForOp loop, const GPUTargetInfo &target, int64_t threads,
+              ArrayRef<tile::GemmOp> asyncGemms) {
+  if (target.turnTakingGroups(threads) < 2 || !asyncGemms.empty())
+    return std::nullopt;
+  tile::GemmOp first, last;
+  bool ended = false, otherWork = false;
+  for (Operation &op : loop.getBody()->without_terminator()) {
+    auto gemm = llvm::dyn_cast<tile::GemmOp>(op);
+    if (gemm) {
+      // (Marked by markAsyncMmaGemms: the operands are views by now.)
+      if (ended || !gemm->hasAttr(tile::attr::kMmaWaitDeferred))
+        return std::nullopt;
+      first = first ? first : gemm;
+      last = gemm;
+      continue;
+    }
+    if (first && !isMemoryEffectFree(&op))
+      ended = true;
+    otherWork |= op.walk([](Operation *inner) {
+                     return llvm::isa<tile::ParallelOp, tile::ReduceOp>(inner)
+                                ? WalkResult::interrupt()
+                                : WalkResult::advance();
+                   }).wasInterrupted();
+  }
+  if (!first || !otherWork)
+    return std::nullopt;
+  return std::make_pair(first, last);
+}
+
 /// Warp specialization (tile.producer_threads): the block gets that many
 /// more threads. After thread 0 has set up the barriers, the kernel's
 /// threads (the consumers) run the kernel's code, where each iteration waits
@@ -712,7 +750,44 @@ static void specializePipeline(const PipelinedLoop &p,
   for (tile::CopyOp copy : p.producers)
     copy.erase();
   loop->setAttr(tile::attr::kPipelined, b.getUnitAttr());
-  b.setInsertionPointAfter(loop);
+  std::optional<std::pair<tile::GemmOp, tile::GemmOp>> run =
+      turnTakingRun(loop, target, consumers, asyncGemms);
+  if (run) {
+    // Group g waits for its turn before the run and passes it on after;
+    // the last group passes one turn before the loop so that group 0
+    // starts, and group 0 takes it back after the loop (each barrier then
+    // completes as often as it is waited for).
+    int64_t groups = target.turnTakingGroups(consumers);
+    auto turn = [](Operation *op) {
+      op->setAttr(tile::attr::kWarpgroupTurn, UnitAttr::get(op->getContext()));
+    };
+    b.setInsertionPoint(loop);
+    Value group = arith::IndexCastUIOp::create(
+        b, loc, b.getI32Type(),
+        arith::DivUIOp::create(b, loc, k.tid, c(b, consumers / groups)));
+    auto isGroup = [&](OpBuilder &b, int64_t g) {
+      return arith::CmpIOp::create(
+          b, loc, arith::CmpIPredicate::eq, group,
+          arith::ConstantIntOp::create(b, loc, b.getI32Type(), g));
+    };
+    {
+      auto ifOp = scf::IfOp::create(b, loc, isGroup(b, groups - 1));
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+      turn(target.passTurn(b, loc, group, groups));
+    }
+    b.setInsertionPoint(run->first);
+    turn(target.waitTurn(b, loc, group, groups));
+    b.setInsertionPointAfter(run->second);
+    turn(target.passTurn(b, loc, group, groups));
+    b.setInsertionPointAfter(loop);
+    auto ifOp = scf::IfOp::create(b, loc, isGroup(b, 0));
+    b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+    turn(target.waitTurn(b, loc, group, groups));
+    b.setInsertionPointAfter(ifOp);
+  } else {
+    b.setInsertionPointAfter(loop);
+  }
   if (!asyncGemms.empty())
     target.mmaWait(b, loc, 0);
   gpu::BarrierOp::create(b, loc);

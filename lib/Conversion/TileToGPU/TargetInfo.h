@@ -152,6 +152,19 @@ public:
   /// (set at the start of each; `consumerThreads` compute).
   virtual int64_t producerThreads() const { return 0; }
   virtual int64_t consumerRegisters(int64_t consumerThreads) const { return 0; }
+  /// Groups of `consumerThreads` that can take turns issuing a loop's
+  /// asynchronous MMAs (0: none), and the two halves of a turn: group
+  /// `group` (an i32 in [0, groups)) waits until the group before it has
+  /// passed the turn, and passes it to the next. Each returns its op.
+  virtual int64_t turnTakingGroups(int64_t consumerThreads) const { return 0; }
+  virtual mlir::Operation *waitTurn(mlir::OpBuilder &b, mlir::Location loc,
+                                    mlir::Value group, int64_t groups) const {
+    return nullptr;
+  }
+  virtual mlir::Operation *passTurn(mlir::OpBuilder &b, mlir::Location loc,
+                                    mlir::Value group, int64_t groups) const {
+    return nullptr;
+  }
   virtual void setRoleRegisters(mlir::OpBuilder &b, mlir::Location loc,
                                 bool producer, int64_t consumerThreads) const {}
 

@@ -384,6 +384,42 @@ public:
   int64_t consumerRegisters(int64_t consumerThreads) const override {
     return nvidia::consumerRegisters(consumerThreads, producerThreads());
   }
+  // Turns of warpgroups: named barrier kTurnBarrier + g is group g's turn,
+  // completed by g's 128 threads (bar.sync) and the previous group's
+  // (bar.arrive, which does not wait). Barrier 0 is the block's, 1 the
+  // consumers' (tile-nvvm-partial-barriers).
+  static constexpr int64_t kTurnBarrier = 2, kWarpgroup = 128;
+  int64_t turnTakingGroups(int64_t consumerThreads) const override {
+    int64_t groups = consumerThreads / kWarpgroup;
+    return hasWgmma() && consumerThreads % kWarpgroup == 0 &&
+                   kTurnBarrier + groups <= 16
+               ? groups
+               : 0;
+  }
+  Operation *waitTurn(OpBuilder &b, Location loc, Value group,
+                      int64_t groups) const override {
+    return NVVM::BarrierOp::create(
+        b, loc, /*res=*/Type(), turnBarrier(b, loc, group),
+        arith::ConstantIntOp::create(b, loc, b.getI32Type(), 2 * kWarpgroup),
+        /*reductionOp=*/nullptr, /*reductionPredicate=*/Value());
+  }
+  Operation *passTurn(OpBuilder &b, Location loc, Value group,
+                      int64_t groups) const override {
+    Value next = arith::RemUIOp::create(
+        b, loc,
+        arith::AddIOp::create(
+            b, loc, group,
+            arith::ConstantIntOp::create(b, loc, b.getI32Type(), 1)),
+        arith::ConstantIntOp::create(b, loc, b.getI32Type(), groups));
+    return NVVM::BarrierArriveOp::create(
+        b, loc, turnBarrier(b, loc, next),
+        arith::ConstantIntOp::create(b, loc, b.getI32Type(), 2 * kWarpgroup));
+  }
+  static Value turnBarrier(OpBuilder &b, Location loc, Value group) {
+    return arith::AddIOp::create(
+        b, loc, group,
+        arith::ConstantIntOp::create(b, loc, b.getI32Type(), kTurnBarrier));
+  }
   void setRoleRegisters(OpBuilder &b, Location loc, bool producer,
                         int64_t consumerThreads) const override {
     nvidia::setRoleRegisters(b, loc, producer, consumerThreads,

@@ -29,6 +29,26 @@ struct TileNVVMPartialBarriers
   using Base::Base;
 
   void runOnOperation() override {
+    // While a warpgroup holds its turn (between its turn barrier and the
+    // arrival that passes the turn on, Pipeline.cpp), the next one waits
+    // for it: a barrier of all consumers there would never complete.
+    WalkResult turns = getOperation().walk([&](Block *block) {
+      Operation *held = nullptr;
+      for (Operation &op : *block) {
+        if (op.hasAttr(tile::attr::kWarpgroupTurn))
+          held = llvm::isa<NVVM::BarrierOp>(op) ? &op : nullptr;
+        else if (held && op.walk([](gpu::BarrierOp) {
+                             return WalkResult::interrupt();
+                           }).wasInterrupted()) {
+          op.emitError("a barrier of all consumers inside a warpgroup's "
+                       "turn would never complete");
+          return WalkResult::interrupt();
+        }
+      }
+      return WalkResult::advance();
+    });
+    if (turns.wasInterrupted())
+      return signalPassFailure();
     SmallVector<std::pair<gpu::BarrierOp, int64_t>> barriers;
     getOperation().walk([&](Operation *op) {
       auto threads =

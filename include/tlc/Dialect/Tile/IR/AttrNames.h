@@ -144,6 +144,10 @@ constexpr llvm::StringLiteral kProducerThreads = "tile.producer_threads";
 /// Unit, on a warp-specialized loop: its kernel becomes persistent, each
 /// block walking the grid's tiles (tile-plan-pipelines; tile.persistent).
 constexpr llvm::StringLiteral kWalksTiles = "tile.walks_tiles";
+/// Unit, on the barrier ops by which the consumer warpgroups of a
+/// warp-specialized loop take turns issuing its gemms (Pipeline.cpp):
+/// they touch no memory, so in-flight MMAs need not be waited for there.
+constexpr llvm::StringLiteral kWarpgroupTurn = "tile.warpgroup_turn";
 /// i64: on the op whose region holds the code of a warp-specialized
 /// kernel's computing threads: how many they are (their barriers wait for
 /// them alone).
