@@ -131,3 +131,31 @@ func.func @full(%A: memref<?x?xbf16, strided<[?, 1], offset: ?>>, %B: memref<?x?
   tile.copy %acc2 to %C[%c0, %c0] : memref<128x256xf32, #tile.scope<fragment>>, memref<?x?xbf16, strided<[?, 1], offset: ?>>
   return
 }
+
+// -----
+
+// A bound from a tensor's size (a kernel parameter after tile-gpu-kernel-abi)
+// is the same in every block.
+// CHECK-LABEL: gpu.func @tlc_sized
+// CHECK: tile.walks_tiles}
+func.func @sized(%A: memref<?x?xbf16, strided<[?, 1], offset: ?>>, %B: memref<?x?xbf16, strided<[?, 1], offset: ?>>, %C: memref<?x?xbf16, strided<[?, 1], offset: ?>>, %n: index, %counts: memref<?xindex>)
+    attributes {tile.kernel, tile.grid_rank = 3 : i64, tile.threads = 256 : i64} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %cst = arith.constant 0.0 : f32
+  %k1 = memref.dim %A, %c1 : memref<?x?xbf16, strided<[?, 1], offset: ?>>
+  %ub = arith.divui %k1, %c64 : index
+  %acc = tile.alloc : memref<128x256xf32, #tile.scope<fragment>>
+  %Bs = tile.alloc : memref<64x256xbf16, #tile.scope<shared>>
+  %As = tile.alloc : memref<128x64xbf16, #tile.scope<shared>>
+  tile.fill %acc, %cst : memref<128x256xf32, #tile.scope<fragment>>, f32
+  scf.for %k = %c0 to %ub step %c1 {
+    %k0 = arith.muli %k, %c64 : index
+    tile.copy %A[%c0, %k0] to %As : memref<?x?xbf16, strided<[?, 1], offset: ?>>, memref<128x64xbf16, #tile.scope<shared>>
+    tile.copy %B[%k0, %c0] to %Bs : memref<?x?xbf16, strided<[?, 1], offset: ?>>, memref<64x256xbf16, #tile.scope<shared>>
+    tile.gemm %As, %Bs, %acc : memref<128x64xbf16, #tile.scope<shared>>, memref<64x256xbf16, #tile.scope<shared>>, memref<128x256xf32, #tile.scope<fragment>>
+  } {tile.stages = 4 : i64}
+  tile.copy %acc to %C[%c0, %c0] : memref<128x256xf32, #tile.scope<fragment>>, memref<?x?xbf16, strided<[?, 1], offset: ?>>
+  return
+}

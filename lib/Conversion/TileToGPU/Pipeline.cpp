@@ -535,8 +535,8 @@ static void specializePipeline(const PipelinedLoop &p,
   // consumers finish one. All of the kernel's block and grid indices must
   // be the consumers': after the barriers, where the consumers' code
   // starts.
-  int64_t gridRank =
-      func->getAttrOfType<IntegerAttr>(tile::attr::kGridRank).getInt();
+  auto rankAttr = func->getAttrOfType<IntegerAttr>(tile::attr::kGridRank);
+  int64_t gridRank = rankAttr ? rankAttr.getInt() : 0;
   bool persistent = walksTiles(loop);
   Operation *setUpEnd = barriers.getDefiningOp();
   func.walk([&](Operation *op) {
@@ -756,12 +756,16 @@ static void specializePipeline(const PipelinedLoop &p,
     // Group g waits for its turn before the run and passes it on after;
     // the last group passes one turn before the loop so that group 0
     // starts, and group 0 takes it back after the loop (each barrier then
-    // completes as often as it is waited for).
+    // completes as often as it is waited for). In a persistent kernel the
+    // turns go on from tile to tile: set up around the tile loop, as
+    // nothing else keeps the last group's first turn of the next tile from
+    // arriving before group 0 has taken back the last one.
+    Operation *turnScope = persistent ? consumerTiles.loop : loop;
     int64_t groups = target.turnTakingGroups(consumers);
     auto turn = [](Operation *op) {
       op->setAttr(tile::attr::kWarpgroupTurn, UnitAttr::get(op->getContext()));
     };
-    b.setInsertionPoint(loop);
+    b.setInsertionPoint(turnScope);
     Value group = arith::IndexCastUIOp::create(
         b, loc, b.getI32Type(),
         arith::DivUIOp::create(b, loc, k.tid, c(b, consumers / groups)));
@@ -780,14 +784,12 @@ static void specializePipeline(const PipelinedLoop &p,
     turn(target.waitTurn(b, loc, group, groups));
     b.setInsertionPointAfter(run->second);
     turn(target.passTurn(b, loc, group, groups));
-    b.setInsertionPointAfter(loop);
+    b.setInsertionPointAfter(turnScope);
     auto ifOp = scf::IfOp::create(b, loc, isGroup(b, 0));
     b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
     turn(target.waitTurn(b, loc, group, groups));
-    b.setInsertionPointAfter(ifOp);
-  } else {
-    b.setInsertionPointAfter(loop);
   }
+  b.setInsertionPointAfter(loop);
   if (!asyncGemms.empty())
     target.mmaWait(b, loc, 0);
   gpu::BarrierOp::create(b, loc);

@@ -198,7 +198,8 @@ struct TilePlanPipelines
 
   /// A persistent kernel (walksTiles) keeps every shared tile live
   /// throughout (planSharedMemory): where the tiles then no longer fit, the
-  /// loop gives up stages (down to 2), then its specialization.
+  /// loop gives up stages (down to 2), then persistence (the stages plan()
+  /// fitted come back).
   void refit(gpu::GPUFuncOp func, int64_t maxSharedBytes,
              const GPUTargetInfo *info) {
     Block &entry = func.getBody().front();
@@ -213,7 +214,7 @@ struct TilePlanPipelines
         --p.stages;
       if (sharedFootprint(entry, pipelines, info) > maxSharedBytes) {
         p.stages = before;
-        p.loop->removeAttr(tile::attr::kProducerThreads);
+        p.loop->removeAttr(tile::attr::kWalksTiles);
         continue;
       }
       p.loop->setAttr(
