@@ -27,6 +27,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 using namespace mlir;
@@ -325,14 +326,24 @@ LogicalResult nvidia::lowerWgmma(KernelLowering &k, tile::GemmOp op,
                         (k0 % widthB) * elemBytes
                   : ((ni * instN / widthB) * K + k0) * swizzleB;
   };
-  // The offset is added next to its instruction, in PTX that LLVM cannot
-  // move: as plain adds of a loop-invariant base, LLVM's LICM hoisted every
+  // A tile made outside the loop around the gemm has loop-invariant
+  // descriptors: their offsets are added next to each instruction, in PTX
+  // that LLVM cannot move. As plain adds, LLVM's LICM hoisted every
   // (operand, k step) descriptor out of the loop of a kernel with several
   // gemms, and the 64-bit values it kept live (64 registers in
   // flash_attention_bwd.tl) were spilled and reloaded before each wgmma.
+  // A pipeline stage's tile changes every iteration: plain adds, which
+  // LLVM folds into the descriptor's constant bits.
+  auto loop = op->getParentOfType<scf::ForOp>();
+  auto invariant = [&](Value tile) {
+    return loop && loop.isDefinedOutsideOfLoop(tile);
+  };
+  bool pinA = !af && invariant(A), pinB = invariant(B);
   auto at = [&](Value desc, int64_t bytes) -> Value {
     if (!bytes)
       return desc;
+    if (!(desc == descA ? pinA : pinB))
+      return arith::AddIOp::create(b, loc, desc, c64(bytes >> 4));
     return LLVM::InlineAsmOp::create(
                b, loc, i64, ValueRange{desc},
                "add.s64 $0, $1, " + std::to_string(bytes >> 4) + ";", "=l,l",
