@@ -141,4 +141,11 @@ except StopIteration:
 except Exception as e:  # the stub's message as a TlcError
     report(type(e).__name__ == "TlcError", "refusal: %s" % e)
 print("%d configurations, %d failures" % (ran, failures))
-sys.exit(1 if failures or not ran else 0)
+# Nothing run is a failure only where a configuration it covers was
+# prepared (its module then did not load); a run narrowed to other
+# kernels (E2E_ONLY) has nothing for it.
+prepared = [c for c in os.listdir(gen)
+            if c.startswith(("gemm_", "linear_", "softmax_"))]
+if not ran and not prepared:
+    print("no gemm_/linear_/softmax_ configuration prepared: nothing to run")
+sys.exit(1 if failures or (prepared and not ran) else 0)
