@@ -499,6 +499,48 @@ turnTakingRun(scf::ForOp loop, const GPUTargetInfo &target, int64_t threads,
   return std::make_pair(first, last);
 }
 
+/// Around `run` (turnTakingRun) of the loop in `scope` (the loop, or the
+/// persistent kernel's tile loop around it), the consumer groups take
+/// turns: group g waits for its turn before the run and passes it on
+/// after; the last group passes one turn before `scope` so that group 0
+/// starts, and group 0 takes it back after `scope`, so each barrier
+/// completes as often as it is waited for. In a persistent kernel the
+/// turns go on from tile to tile (set up around the tile loop): nothing
+/// else would keep the last group's first turn of the next tile from
+/// arriving before group 0 has taken back the last one.
+static void takeTurns(OpBuilder &b, Location loc, KernelLowering &k,
+                      std::pair<tile::GemmOp, tile::GemmOp> run,
+                      Operation *scope) {
+  const GPUTargetInfo &target = k.target;
+  int64_t groups = target.turnTakingGroups(k.threads);
+  auto turn = [](Operation *op) {
+    op->setAttr(tile::attr::kWarpgroupTurn, UnitAttr::get(op->getContext()));
+  };
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(scope);
+  Value group = arith::IndexCastUIOp::create(
+      b, loc, b.getI32Type(),
+      arith::DivUIOp::create(b, loc, k.tid,
+                             indexConst(b, loc, k.threads / groups)));
+  // The turn op `make` builds, by group `g` only, at the builder.
+  auto byGroup = [&](int64_t g, auto make) {
+    Value isGroup = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::eq, group,
+        arith::ConstantIntOp::create(b, loc, b.getI32Type(), g));
+    auto ifOp = scf::IfOp::create(b, loc, isGroup);
+    OpBuilder::InsertionGuard inner(b);
+    b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+    turn((target.*make)(b, loc, group, groups));
+  };
+  byGroup(groups - 1, &GPUTargetInfo::passTurn);
+  b.setInsertionPoint(run.first);
+  turn(target.waitTurn(b, loc, group, groups));
+  b.setInsertionPointAfter(run.second);
+  turn(target.passTurn(b, loc, group, groups));
+  b.setInsertionPointAfter(scope);
+  byGroup(0, &GPUTargetInfo::waitTurn);
+}
+
 /// Warp specialization (tile.producer_threads): the block gets that many
 /// more threads. After thread 0 has set up the barriers, the kernel's
 /// threads (the consumers) run the kernel's code, where each iteration waits
@@ -750,45 +792,8 @@ static void specializePipeline(const PipelinedLoop &p,
   for (tile::CopyOp copy : p.producers)
     copy.erase();
   loop->setAttr(tile::attr::kPipelined, b.getUnitAttr());
-  std::optional<std::pair<tile::GemmOp, tile::GemmOp>> run =
-      turnTakingRun(loop, target, consumers, asyncGemms);
-  if (run) {
-    // Group g waits for its turn before the run and passes it on after;
-    // the last group passes one turn before the loop so that group 0
-    // starts, and group 0 takes it back after the loop (each barrier then
-    // completes as often as it is waited for). In a persistent kernel the
-    // turns go on from tile to tile: set up around the tile loop, as
-    // nothing else keeps the last group's first turn of the next tile from
-    // arriving before group 0 has taken back the last one.
-    Operation *turnScope = persistent ? consumerTiles.loop : loop;
-    int64_t groups = target.turnTakingGroups(consumers);
-    auto turn = [](Operation *op) {
-      op->setAttr(tile::attr::kWarpgroupTurn, UnitAttr::get(op->getContext()));
-    };
-    b.setInsertionPoint(turnScope);
-    Value group = arith::IndexCastUIOp::create(
-        b, loc, b.getI32Type(),
-        arith::DivUIOp::create(b, loc, k.tid, c(b, consumers / groups)));
-    auto isGroup = [&](OpBuilder &b, int64_t g) {
-      return arith::CmpIOp::create(
-          b, loc, arith::CmpIPredicate::eq, group,
-          arith::ConstantIntOp::create(b, loc, b.getI32Type(), g));
-    };
-    {
-      auto ifOp = scf::IfOp::create(b, loc, isGroup(b, groups - 1));
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
-      turn(target.passTurn(b, loc, group, groups));
-    }
-    b.setInsertionPoint(run->first);
-    turn(target.waitTurn(b, loc, group, groups));
-    b.setInsertionPointAfter(run->second);
-    turn(target.passTurn(b, loc, group, groups));
-    b.setInsertionPointAfter(turnScope);
-    auto ifOp = scf::IfOp::create(b, loc, isGroup(b, 0));
-    b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
-    turn(target.waitTurn(b, loc, group, groups));
-  }
+  if (auto run = turnTakingRun(loop, target, consumers, asyncGemms))
+    takeTurns(b, loc, k, *run, persistent ? consumerTiles.loop : loop);
   b.setInsertionPointAfter(loop);
   if (!asyncGemms.empty())
     target.mmaWait(b, loc, 0);

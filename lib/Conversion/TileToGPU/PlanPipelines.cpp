@@ -70,14 +70,22 @@ struct TilePlanPipelines
   }
 
   /// Whether `v` can be recomputed anywhere in the kernel: from kernel
-  /// arguments and loop indices through pure ops.
-  static bool recomputable(Value v, llvm::DenseSet<Value> &seen) {
-    if (!seen.insert(v).second || llvm::isa<BlockArgument>(v))
+  /// arguments and loop indices through pure ops. With `sameInEveryBlock`,
+  /// from kernel arguments alone and without a block index: then `v` is
+  /// the same in every block of the grid.
+  static bool recomputable(Value v, llvm::DenseSet<Value> &seen,
+                           bool sameInEveryBlock = false) {
+    if (!seen.insert(v).second)
       return true;
+    if (auto arg = llvm::dyn_cast<BlockArgument>(v))
+      return !sameInEveryBlock ||
+             llvm::isa<gpu::GPUFuncOp>(arg.getOwner()->getParentOp());
     Operation *def = v.getDefiningOp();
+    if (sameInEveryBlock && llvm::isa<gpu::BlockIdOp>(def))
+      return false;
     return isMemoryEffectFree(def) && def->getNumRegions() == 0 &&
            llvm::all_of(def->getOperands(), [&](Value operand) {
-             return recomputable(operand, seen);
+             return recomputable(operand, seen, sameInEveryBlock);
            });
   }
 
@@ -123,23 +131,6 @@ struct TilePlanPipelines
         IntegerAttr::get(IntegerType::get(func.getContext(), 64), producers));
   }
 
-  /// Whether `v` may differ between the blocks of the grid: computed from a
-  /// block index, or from something other than the kernel's parameters and
-  /// pure ops on them (a loaded value, a loop's variable).
-  static bool variesByBlock(Value v, llvm::DenseSet<Value> &seen) {
-    if (!seen.insert(v).second)
-      return false;
-    if (auto arg = llvm::dyn_cast<BlockArgument>(v))
-      return !llvm::isa<gpu::GPUFuncOp>(arg.getOwner()->getParentOp());
-    Operation *def = v.getDefiningOp();
-    if (llvm::isa<gpu::BlockIdOp>(def) || def->getNumRegions() != 0 ||
-        !isMemoryEffectFree(def))
-      return true;
-    return llvm::any_of(def->getOperands(), [&](Value operand) {
-      return variesByBlock(operand, seen);
-    });
-  }
-
   /// 32-bit registers per thread that the kernel's register fragments take.
   static int64_t fragmentRegisters(gpu::GPUFuncOp func) {
     int64_t registers = 0;
@@ -173,15 +164,19 @@ struct TilePlanPipelines
       return;
     int64_t consumers =
         func->getAttrOfType<IntegerAttr>(tile::attr::kThreads).getInt();
+    if (fragmentRegisters(func) + kTileWalkRegisters >
+        info->consumerRegisters(consumers))
+      return;
     for (const PipelinedLoop &p : plannedPipelines(func)) {
       scf::ForOp loop = p.loop;
       llvm::DenseSet<Value> seen;
       if (!loop->hasAttr(tile::attr::kProducerThreads) ||
-          llvm::any_of(ValueRange{loop.getLowerBound(), loop.getUpperBound(),
-                                  loop.getStep()},
-                       [&](Value v) { return variesByBlock(v, seen); }) ||
-          fragmentRegisters(func) + kTileWalkRegisters >
-              info->consumerRegisters(consumers))
+          !llvm::all_of(ValueRange{loop.getLowerBound(), loop.getUpperBound(),
+                                   loop.getStep()},
+                        [&](Value v) {
+                          return recomputable(v, seen,
+                                              /*sameInEveryBlock=*/true);
+                        }))
         continue;
       loop->setAttr(tile::attr::kWalksTiles, UnitAttr::get(func.getContext()));
     }
