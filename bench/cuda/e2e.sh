@@ -124,6 +124,7 @@ CONFIGS=(
   "fa_d64|flash_attention.tl|D=64 Causal=false T=bf16"
   "fa_d64_causal|flash_attention.tl|D=64 Causal=true T=bf16"
   "fa_d128|flash_attention.tl|D=128 Causal=false T=bf16"
+  "fa_d128_narrow|flash_attention.tl|D=128 Causal=false T=bf16 Wide=false"
   "fa_d128_causal|flash_attention.tl|D=128 Causal=true T=bf16"
   "fa_d128_f16|flash_attention.tl|D=128 Causal=false T=f16"
   "fa_d256|flash_attention.tl|D=256 Causal=false T=bf16"
