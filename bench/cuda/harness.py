@@ -2106,9 +2106,10 @@ def attention_cases(cfg, heads):
              ((1, 4, 77), True, 2), ((2, 6, 300), True, 1),
              ((2, 8, 1000), False), ((4, 16, 4096), False),
              ((4, 16, 4096), False, 4)]
-    if T == "bf16":  # the shapes of shared/PERF.md's bar
-        sizes.append(((8, 16, 4096), False) if D == 128 else
-                     ((16, 16, 2048), False))
+    if T == "bf16":  # the shapes of issue 12's and shared/PERF.md's bars
+        sizes.append(((8, 16, 4096), False))
+        if D != 128:
+            sizes.append(((16, 16, 2048), False))
     cases = []
     for (B, H, S), small, *kv in sizes:
         Hkv = kv[0] if kv else H
