@@ -623,6 +623,18 @@ void KernelLowering::lowerAsyncCopy(tile::CopyOp op) {
     emitVectorCopy(b, op, fullWidth,
                    arith::ConstantIntOp::create(b, loc, b.getI1Type(), 0));
   };
+  // A copy that runs once (a pipeline's prologue): 16-byte chunks that
+  // check their bounds, else element by element. Each path is code that
+  // LLVM and ptxas compile; the hot copies have more.
+  if (op->hasAttr(tile::attr::kColdCopy)) {
+    auto ifOp = scf::IfOp::create(b, loc, chunksAligned(b, loc, op, fullWidth),
+                                  /*withElseRegion=*/true);
+    b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+    issue(b, fullWidth, /*edges=*/true);
+    b.setInsertionPoint(ifOp.elseBlock()->getTerminator());
+    elementwise(b);
+    return;
+  }
   // 16-byte chunks; rows of 8-byte multiples (a K of 4 mod 8 in 16-bit
   // elements) in 8-byte chunks, which the target copies asynchronously too.
   int64_t elemBytes = memrefType(src).getElementTypeBitWidth() / 8;

@@ -842,8 +842,9 @@ void gpu_lowering::pipelineLoop(const PipelinedLoop &p,
     return copyBarrier(b, loc, barriers, stage);
   };
 
-  // Issues the producer copies of the iteration at `at` into buffer `stage`.
-  auto issue = [&](OpBuilder &b, Value at, Value stage) {
+  // Issues the producer copies of the iteration at `at` into buffer `stage`
+  // (`cold`: the prologue's, which run once).
+  auto issue = [&](OpBuilder &b, Value at, Value stage, bool cold) {
     if (!tensorCopies.empty())
       inThread(b, loc, k.tid, 0, [&](OpBuilder &b) {
         issueTensorCopies(b, loc, k, loop, tensorCopies, buffers, at, stage,
@@ -856,15 +857,17 @@ void gpu_lowering::pipelineLoop(const PipelinedLoop &p,
               stageView(b, loc, buffers.lookup(copy.getDest()), stage));
       auto clone = llvm::cast<tile::CopyOp>(b.clone(*copy, map));
       clone->setAttr(tile::attr::kAsync, b.getUnitAttr());
+      if (cold)
+        clone->setAttr(tile::attr::kColdCopy, b.getUnitAttr());
     }
   };
-  auto issueIfInRange = [&](OpBuilder &b, Value at, Value stage) {
+  auto issueIfInRange = [&](OpBuilder &b, Value at, Value stage, bool cold) {
     Value inRange =
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, at, ub);
     auto ifOp = scf::IfOp::create(b, loc, inRange, /*withElseRegion=*/false);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
-    issue(b, at, stage);
+    issue(b, at, stage, cold);
   };
 
   if (!tensorCopies.empty()) {
@@ -884,7 +887,7 @@ void gpu_lowering::pipelineLoop(const PipelinedLoop &p,
   auto issuePrologue = [&](OpBuilder &b, Value s) {
     Value at = arith::AddIOp::create(b, loc, lb,
                                      arith::MulIOp::create(b, loc, step, s));
-    issueIfInRange(b, at, s);
+    issueIfInRange(b, at, s, /*cold=*/true);
     if (!asyncCopies.empty())
       target.asyncCommit(b, loc);
   };
@@ -925,7 +928,7 @@ void gpu_lowering::pipelineLoop(const PipelinedLoop &p,
     b.setInsertionPoint(loop.getBody()->getTerminator());
     gpu::BarrierOp::create(b, loc);
   }
-  issueIfInRange(b, ahead, aheadStage);
+  issueIfInRange(b, ahead, aheadStage, /*cold=*/false);
   if (!asyncCopies.empty())
     target.asyncCommit(b, loc);
   for (tile::CopyOp copy : p.producers)

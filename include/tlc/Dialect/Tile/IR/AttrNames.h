@@ -110,6 +110,9 @@ constexpr llvm::StringLiteral kMmaWaitDeferred = "tile.mma_wait_deferred";
 // On tile.copy.
 /// Unit: the copy is issued asynchronously by a pipelined loop.
 constexpr llvm::StringLiteral kAsync = "tile.async";
+/// Unit: an asynchronous copy that runs once per loop (a pipeline's
+/// prologue), lowered to fewer code paths: compile time over speed.
+constexpr llvm::StringLiteral kColdCopy = "tile.cold_copy";
 /// Unit: a pipelined copy the target's tensor-copy unit runs (NVIDIA's TMA),
 /// completing on the loop's copy barriers (tile-plan-pipelines).
 constexpr llvm::StringLiteral kTensorCopy = "tile.tensor_copy";
