@@ -618,8 +618,15 @@ void KernelLowering::lowerAsyncCopy(tile::CopyOp op) {
     b.setInsertionPoint(ifOp.elseBlock()->getTerminator());
     otherwise(b);
   };
-  // Not aligned at all: every chunk element by element.
+  // Not aligned at all: every chunk element by element; asynchronously
+  // where the target copies a single element (4 or 8 bytes), a bounds
+  // check per element as a byte count rather than a branch.
+  int64_t elemBytes = memrefType(src).getElementTypeBitWidth() / 8;
   auto elementwise = [&](OpBuilder &b) {
+    if (elemBytes >= 4 && target.asyncCopyBytes(elemBytes)) {
+      issue(b, 1, /*edges=*/true);
+      return;
+    }
     emitVectorCopy(b, op, fullWidth,
                    arith::ConstantIntOp::create(b, loc, b.getI1Type(), 0));
   };
@@ -636,10 +643,11 @@ void KernelLowering::lowerAsyncCopy(tile::CopyOp op) {
     return;
   }
   // 16-byte chunks; rows of 8-byte multiples (a K of 4 mod 8 in 16-bit
-  // elements) in 8-byte chunks, which the target copies asynchronously too.
-  int64_t elemBytes = memrefType(src).getElementTypeBitWidth() / 8;
+  // elements) in 8-byte chunks, which the target copies asynchronously too
+  // (elements of 4 bytes and more go one by one, asynchronously, instead).
   int64_t halfWidth = fullWidth / 2;
-  if (halfWidth * elemBytes >= 8 && target.asyncCopyBytes(8))
+  if (halfWidth * elemBytes >= 8 && target.asyncCopyBytes(8) &&
+      !(elemBytes >= 4 && target.asyncCopyBytes(elemBytes)))
     ifAligned(fullWidth,
               [&](OpBuilder &) { ifAligned(halfWidth, elementwise); });
   else
