@@ -37,6 +37,10 @@
 #   TLC, PTXAS, CUOBJDUMP      tool paths (build/bin/tlc, /usr/local/cuda/bin/...)
 #   E2E_ARCH=sm_90a            -arch for tlc and ptxas
 #   E2E_ONLY=REGEX             prepare only the configurations matching REGEX
+#   E2E_PART=I/N               prepare only every N-th configuration from the
+#                              I-th (1-based) of those: the whole set is over
+#                              the device tool's 64 MiB, E2E_PART=1/3, 2/3 and
+#                              3/3 into three E2E_GEN folders fit, one call each
 #   E2E_SRC=DIR                compile DIR's examples (default: this checkout)
 #   E2E_DEFS_<cfg>="A=1 B=2"   replace the -D list of configuration <cfg>
 #   E2E_STUB_ONLY=1            -emit=stub (no device code; for testing this
@@ -245,12 +249,23 @@ prepare() {
     echo "ptxas=$("$ptxas" --version 2>/dev/null | tail -n 1)"
     echo "arch=$arch"
   } >"$gen/COMMIT"
-  local entry name example defs var ok=0 total=0
+  local entry name example defs var ok=0 total=0 index=0 part=0 parts=1
+  if [ -n "${E2E_PART:-}" ]; then
+    part="${E2E_PART%/*}" parts="${E2E_PART#*/}"
+    [[ $part =~ ^[0-9]+$ && $parts =~ ^[0-9]+$ && $part -ge 1 &&
+      $part -le $parts ]] || {
+      echo "E2E_PART must be I/N with 1 <= I <= N, not '$E2E_PART'" >&2
+      exit 1
+    }
+    part=$((part - 1))
+  fi
   for entry in "${CONFIGS[@]}"; do
     IFS='|' read -r name example defs <<<"$entry"
     if [ -n "${E2E_ONLY:-}" ] && ! [[ $name =~ $E2E_ONLY ]]; then
       continue
     fi
+    index=$((index + 1))
+    [ $(((index - 1) % parts)) = $part ] || continue
     var="E2E_DEFS_$name"
     [ -n "${!var+x}" ] && defs="${!var}"
     total=$((total + 1))
