@@ -40,7 +40,8 @@ llvm::cl::list<std::string>
 llvm::cl::opt<std::string>
     targetName("target",
                llvm::cl::desc("Target whose constants the checks use "
-                              "(target_shared_bytes, target_warp_size)"),
+                              "(target_shared_bytes, target_warp_size, "
+                              "target_warpgroup_mma)"),
                llvm::cl::init("cuda"));
 llvm::cl::opt<std::string>
     archName("arch",
@@ -432,9 +433,7 @@ public:
     std::string known;
     if (std::unique_ptr<tlc::Target> target =
             tlc::createTarget(targetName, known)) {
-      tlc::TargetConstants c = target->languageConstants();
-      constants = {{"target_shared_bytes", c.sharedBytes},
-                   {"target_warp_size", c.warpSize}};
+      constants = tlc::builtinConstants(target->languageConstants());
     }
   }
 

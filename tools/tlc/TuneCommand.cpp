@@ -820,10 +820,7 @@ int Tuner::run() {
     return 1;
   for (const std::string &f : loader.files())
     sourceFiles.push_back(f);
-  TargetConstants constants = target->languageConstants();
-  Sema sema(diags, defines,
-            {{"target_shared_bytes", constants.sharedBytes},
-             {"target_warp_size", constants.warpSize}});
+  Sema sema(diags, defines, builtinConstants(target->languageConstants()));
   KernelSelection selection;
   selection.only.insert(opts.kernels.begin(), opts.kernels.end());
   sema.select(selection);

@@ -632,11 +632,9 @@ int compile(const Options &opts) {
                     tuningArch(target->defaultArch(), opts.arch), defines,
                     tuned))
     return 1;
-  TargetConstants constants = target->languageConstants();
-  std::map<std::string, int64_t> builtinConstants = {
-      {"target_shared_bytes", constants.sharedBytes},
-      {"target_warp_size", constants.warpSize}};
-  Sema sema(diags, defines, builtinConstants);
+  std::map<std::string, int64_t> constants =
+      builtinConstants(target->languageConstants());
+  Sema sema(diags, defines, constants);
   KernelSelection untuned;
   for (const auto &entry : tuned)
     untuned.skip.insert(entry.first);
@@ -754,7 +752,7 @@ int compile(const Options &opts) {
       if (mlir::Operation *op =
               mlir::SymbolTable::lookupSymbolIn(module->getOperation(), name))
         op->erase();
-    if (!addTunedVariants(tuned, opts, defines, builtinConstants, srcMgr, diags,
+    if (!addTunedVariants(tuned, opts, defines, constants, srcMgr, diags,
                           context, *module, used))
       return 1;
     for (const auto &[name, value] : defines)

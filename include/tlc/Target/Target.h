@@ -119,14 +119,26 @@ struct CompileError {
 };
 
 /// What kernels may ask of the target in compile-time expressions (the
-/// builtin constants target_shared_bytes and target_warp_size), e.g. to
-/// size tiles: `BK = target_shared_bytes < 120000 ? 32 : 128`.
+/// builtin constants target_shared_bytes, target_warp_size and
+/// target_warpgroup_mma), e.g. to size tiles: `BK = target_shared_bytes <
+/// 120000 ? 32 : 128`.
 struct TargetConstants {
   /// Shared memory (LDS; on the CPU: tile memory) one block may use.
   int64_t sharedBytes = 0;
   /// Threads that run in lockstep (1 on the CPU).
   int64_t warpSize = 1;
+  /// 1 where gemms run as asynchronous MMAs of a warpgroup (four warps) fed
+  /// by a producer warpgroup (sm_90a's wgmma), else 0.
+  int64_t warpgroupMma = 0;
 };
+
+/// The builtin constants of the language, by name, for Sema.
+inline std::map<std::string, int64_t>
+builtinConstants(const TargetConstants &constants) {
+  return {{"target_shared_bytes", constants.sharedBytes},
+          {"target_warp_size", constants.warpSize},
+          {"target_warpgroup_mma", constants.warpgroupMma}};
+}
 
 /// What an assembler says one kernel uses (--report).
 struct KernelResources {

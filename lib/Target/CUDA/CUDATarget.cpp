@@ -92,7 +92,7 @@ public:
   llvm::StringRef binaryExtension() const override { return ".fatbin"; }
   llvm::StringRef asmExtension() const override { return ".ptx"; }
   TargetConstants languageConstants() const override {
-    return {maxSharedBytes(), 32};
+    return {maxSharedBytes(), 32, arch == "sm_90a" ? 1 : 0};
   }
   std::string archHelp() const override {
     return "sm_90a (default), sm_80, sm_86, sm_89, sm_100a, ... (sm_75 and "
