@@ -630,24 +630,33 @@ void KernelLowering::lowerAsyncCopy(tile::CopyOp op) {
     emitVectorCopy(b, op, fullWidth,
                    arith::ConstantIntOp::create(b, loc, b.getI1Type(), 0));
   };
-  // A copy that runs once (a pipeline's prologue): 16-byte chunks that
-  // check their bounds, else element by element. Each path is code that
-  // LLVM and ptxas compile; the hot copies have more.
-  if (op->hasAttr(tile::attr::kColdCopy)) {
-    auto ifOp = scf::IfOp::create(b, loc, chunksAligned(b, loc, op, fullWidth),
-                                  /*withElseRegion=*/true);
-    b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
-    issue(b, fullWidth, /*edges=*/true);
-    b.setInsertionPoint(ifOp.elseBlock()->getTerminator());
-    elementwise(b);
-    return;
-  }
   // 16-byte chunks; rows of 8-byte multiples (a K of 4 mod 8 in 16-bit
   // elements) in 8-byte chunks, which the target copies asynchronously too
   // (elements of 4 bytes and more go one by one, asynchronously, instead).
   int64_t halfWidth = fullWidth / 2;
-  if (halfWidth * elemBytes >= 8 && target.asyncCopyBytes(8) &&
-      !(elemBytes >= 4 && target.asyncCopyBytes(elemBytes)))
+  bool halfChunks = halfWidth * elemBytes >= 8 && target.asyncCopyBytes(8) &&
+                    !(elemBytes >= 4 && target.asyncCopyBytes(elemBytes));
+  // A copy that runs once (a pipeline's prologue): chunks that check their
+  // bounds, without the fast path for windows inside the tensor. Each path
+  // is code that LLVM and ptxas compile; the hot copies have more.
+  if (op->hasAttr(tile::attr::kColdCopy)) {
+    std::function<void(OpBuilder &, int64_t)> chunked = [&](OpBuilder &b,
+                                                            int64_t width) {
+      auto ifOp = scf::IfOp::create(b, loc, chunksAligned(b, loc, op, width),
+                                    /*withElseRegion=*/true);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+      issue(b, width, /*edges=*/true);
+      b.setInsertionPoint(ifOp.elseBlock()->getTerminator());
+      if (halfChunks && width == fullWidth)
+        chunked(b, halfWidth);
+      else
+        elementwise(b);
+    };
+    chunked(b, fullWidth);
+    return;
+  }
+  if (halfChunks)
     ifAligned(fullWidth,
               [&](OpBuilder &) { ifAligned(halfWidth, elementwise); });
   else
