@@ -537,10 +537,6 @@ LogicalResult KernelLowering::lowerVectorCopy(tile::CopyOp op) {
   return success();
 }
 
-/// A copy the pipeliner made asynchronous: the target's asynchronous copy of
-/// 16 bytes per chunk (fewer source bytes at a ragged edge, the rest
-/// zero-filled), or the
-/// synchronous vector copy when the tensor is not 16-byte aligned.
 /// Whether the whole window of copy `op` lies inside its source (uniform
 /// over the block).
 static Value windowInside(OpBuilder &b, Location loc, tile::CopyOp op) {
@@ -567,6 +563,10 @@ static Value windowInside(OpBuilder &b, Location loc, tile::CopyOp op) {
   return inside;
 }
 
+/// A copy the pipeliner made asynchronous: the target's asynchronous copy of
+/// 16 bytes per chunk (fewer source bytes at a ragged edge, the rest
+/// zero-filled), else of 8 bytes or of single elements, else the
+/// synchronous element copy.
 void KernelLowering::lowerAsyncCopy(tile::CopyOp op) {
   OpBuilder b(op);
   Location loc = op.getLoc();
@@ -596,6 +596,11 @@ void KernelLowering::lowerAsyncCopy(tile::CopyOp op) {
     });
   };
   OpBuilder::InsertionGuard guard(b);
+  // Every chunk checks its bounds where rows come from index tiles, and in
+  // a copy that runs once (a pipeline's prologue: each path is code that
+  // LLVM and ptxas compile, and the fast path below is one more).
+  bool everyChunkChecked =
+      window.gathered() || op->hasAttr(tile::attr::kColdCopy);
   // Chunks of `width` elements when the tensor's rows allow them, else
   // `otherwise`.
   auto ifAligned = [&](int64_t width,
@@ -603,8 +608,7 @@ void KernelLowering::lowerAsyncCopy(tile::CopyOp op) {
     auto ifOp = scf::IfOp::create(b, loc, chunksAligned(b, loc, op, width),
                                   /*withElseRegion=*/true);
     b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
-    if (window.gathered()) {
-      // Rows come from index tiles: every chunk checks its bounds.
+    if (everyChunkChecked) {
       issue(b, width, /*edges=*/true);
     } else {
       // Tiles inside the tensor (most of them) skip the per-chunk bounds.
@@ -622,8 +626,9 @@ void KernelLowering::lowerAsyncCopy(tile::CopyOp op) {
   // where the target copies a single element (4 or 8 bytes), a bounds
   // check per element as a byte count rather than a branch.
   int64_t elemBytes = memrefType(src).getElementTypeBitWidth() / 8;
+  bool asyncElements = elemBytes >= 4 && target.asyncCopyBytes(elemBytes);
   auto elementwise = [&](OpBuilder &b) {
-    if (elemBytes >= 4 && target.asyncCopyBytes(elemBytes)) {
+    if (asyncElements) {
       issue(b, 1, /*edges=*/true);
       return;
     }
@@ -634,29 +639,7 @@ void KernelLowering::lowerAsyncCopy(tile::CopyOp op) {
   // elements) in 8-byte chunks, which the target copies asynchronously too
   // (elements of 4 bytes and more go one by one, asynchronously, instead).
   int64_t halfWidth = fullWidth / 2;
-  bool halfChunks = halfWidth * elemBytes >= 8 && target.asyncCopyBytes(8) &&
-                    !(elemBytes >= 4 && target.asyncCopyBytes(elemBytes));
-  // A copy that runs once (a pipeline's prologue): chunks that check their
-  // bounds, without the fast path for windows inside the tensor. Each path
-  // is code that LLVM and ptxas compile; the hot copies have more.
-  if (op->hasAttr(tile::attr::kColdCopy)) {
-    std::function<void(OpBuilder &, int64_t)> chunked = [&](OpBuilder &b,
-                                                            int64_t width) {
-      auto ifOp = scf::IfOp::create(b, loc, chunksAligned(b, loc, op, width),
-                                    /*withElseRegion=*/true);
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
-      issue(b, width, /*edges=*/true);
-      b.setInsertionPoint(ifOp.elseBlock()->getTerminator());
-      if (halfChunks && width == fullWidth)
-        chunked(b, halfWidth);
-      else
-        elementwise(b);
-    };
-    chunked(b, fullWidth);
-    return;
-  }
-  if (halfChunks)
+  if (halfWidth * elemBytes >= 8 && target.asyncCopyBytes(8) && !asyncElements)
     ifAligned(fullWidth,
               [&](OpBuilder &) { ifAligned(halfWidth, elementwise); });
   else
