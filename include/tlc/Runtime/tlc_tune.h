@@ -699,6 +699,7 @@ private:
     std::vector<std::vector<unsigned char>> reference;
     for (Buffer &b : buffers)
       reference.push_back(b.result);
+    std::vector<double> scales = referenceScales(k, buffers, reference);
     TimingSets timing(device, views, buffers, !options.replayTimes);
     if (options.verbose && timing.sets.size() > 1)
       std::fprintf(stderr,
@@ -736,7 +737,7 @@ private:
         continue;
       }
       download(buffers, k);
-      std::string mismatch = compare(k, buffers, reference);
+      std::string mismatch = compare(k, buffers, reference, scales);
       if (!mismatch.empty()) {
         std::fprintf(stderr, "%sWRONG RESULT: %s\n", progress.c_str(),
                      mismatch.c_str());
@@ -774,9 +775,30 @@ private:
     release(buffers);
   }
 
-  /// "" when every output agrees with the reference, else what differs.
-  std::string compare(const KernelSpec &k, const std::vector<Buffer> &buffers,
-                      const std::vector<std::vector<unsigned char>> &ref) {
+  /// The largest chunkMax(begin, end) over chunks of [0, n), run on the
+  /// host's threads: the outputs of a large shape hold tens of millions of
+  /// elements, and checking them on one thread took longer than timing the
+  /// candidate.
+  template <typename ChunkMax>
+  static double maxOverChunks(size_t n, ChunkMax &&chunkMax) {
+    constexpr size_t kChunk = size_t(1) << 20;
+    std::vector<double> partial((n + kChunk - 1) / kChunk, 0.0);
+    runtime::parallelFor(int64_t(partial.size()), 0, [&](int64_t c) {
+      size_t begin = size_t(c) * kChunk;
+      partial[size_t(c)] = chunkMax(begin, std::min(n, begin + kChunk));
+    });
+    double m = 0;
+    for (double p : partial)
+      m = std::max(m, p);
+    return m;
+  }
+
+  /// Each output's largest reference magnitude (0 for inputs), measured
+  /// once per shape: tolerances are relative to it.
+  std::vector<double>
+  referenceScales(const KernelSpec &k, const std::vector<Buffer> &buffers,
+                  const std::vector<std::vector<unsigned char>> &ref) {
+    std::vector<double> scales(buffers.size(), 0.0);
     size_t t = 0;
     for (int a = 0; a < k.numArgs; ++a) {
       if (!k.args[a].tensor)
@@ -785,18 +807,43 @@ private:
       if (k.args[a].access == Access::In)
         continue;
       int32_t dtype = k.args[a].dtype;
-      double scale = 0, worst = 0;
-      for (size_t e = 0; e < buffers[i].elements; ++e)
-        scale = std::max(scale, std::fabs(load(ref[i].data(), dtype, e)));
-      for (size_t e = 0; e < buffers[i].elements; ++e) {
-        double got = load(buffers[i].result.data(), dtype, e);
-        double want = load(ref[i].data(), dtype, e);
-        double error = std::isnan(got) != std::isnan(want)
-                           ? INFINITY
-                           : (std::isnan(want) ? 0 : std::fabs(got - want));
-        worst = std::max(worst, error);
-      }
-      double allowed = tolerance(dtype) * std::max(scale, 1e-30);
+      scales[i] = maxOverChunks(buffers[i].elements, [&](size_t b, size_t e) {
+        double m = 0;
+        for (; b < e; ++b)
+          m = std::max(m, std::fabs(load(ref[i].data(), dtype, b)));
+        return m;
+      });
+    }
+    return scales;
+  }
+
+  /// "" when every output agrees with the reference, else what differs.
+  std::string compare(const KernelSpec &k, const std::vector<Buffer> &buffers,
+                      const std::vector<std::vector<unsigned char>> &ref,
+                      const std::vector<double> &scales) {
+    size_t t = 0;
+    for (int a = 0; a < k.numArgs; ++a) {
+      if (!k.args[a].tensor)
+        continue;
+      size_t i = t++;
+      if (k.args[a].access == Access::In)
+        continue;
+      int32_t dtype = k.args[a].dtype;
+      double worst =
+          maxOverChunks(buffers[i].elements, [&](size_t b, size_t e) {
+            double chunkWorst = 0;
+            for (; b < e; ++b) {
+              double got = load(buffers[i].result.data(), dtype, b);
+              double want = load(ref[i].data(), dtype, b);
+              double error =
+                  std::isnan(got) != std::isnan(want)
+                      ? INFINITY
+                      : (std::isnan(want) ? 0 : std::fabs(got - want));
+              chunkWorst = std::max(chunkWorst, error);
+            }
+            return chunkWorst;
+          });
+      double allowed = tolerance(dtype) * std::max(scales[i], 1e-30);
       if (!(worst <= allowed)) {
         char text[160];
         std::snprintf(text, sizeof text,
