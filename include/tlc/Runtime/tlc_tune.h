@@ -776,17 +776,18 @@ private:
   }
 
   /// The largest chunkMax(begin, end) over chunks of [0, n), run on the
-  /// host's threads: the outputs of a large shape hold tens of millions of
-  /// elements, and checking them on one thread took longer than timing the
-  /// candidate.
+  /// host's threads (as many as --threads allows): the outputs of a large
+  /// shape hold tens of millions of elements, and checking them on one
+  /// thread took longer than timing the candidate.
   template <typename ChunkMax>
-  static double maxOverChunks(size_t n, ChunkMax &&chunkMax) {
+  double maxOverChunks(size_t n, ChunkMax &&chunkMax) {
     constexpr size_t kChunk = size_t(1) << 20;
     std::vector<double> partial((n + kChunk - 1) / kChunk, 0.0);
-    runtime::parallelFor(int64_t(partial.size()), 0, [&](int64_t c) {
-      size_t begin = size_t(c) * kChunk;
-      partial[size_t(c)] = chunkMax(begin, std::min(n, begin + kChunk));
-    });
+    runtime::parallelFor(
+        int64_t(partial.size()), options.numThreads, [&](int64_t c) {
+          size_t begin = size_t(c) * kChunk;
+          partial[size_t(c)] = chunkMax(begin, std::min(n, begin + kChunk));
+        });
     double m = 0;
     for (double p : partial)
       m = std::max(m, p);
