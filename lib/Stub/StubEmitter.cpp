@@ -22,8 +22,9 @@ namespace {
 
 class CpuStubEmitter : public StubBuilder {
 public:
-  CpuStubEmitter(const KernelSignature &k, const StubPlacement &placement)
-      : StubBuilder(k, placement) {}
+  CpuStubEmitter(const KernelSignature &k, const StubPlacement &placement,
+                 bool taskEntry)
+      : StubBuilder(k, placement), taskEntry(taskEntry) {}
 
   llvm::StringRef targetName() const override { return "cpu"; }
   std::string fillUnits() const override {
@@ -31,6 +32,8 @@ public:
   }
 
 private:
+  bool taskEntry;
+
   std::string abiComment() const override {
     return R"(//
 // Launch ABI (docs/abi.md in the tlc sources has the details):
@@ -97,7 +100,22 @@ private:
         os << elementCType(t.dtype) << " " << argNames[i];
       os << ", ";
     }
-    os << "int64_t tlc_bx, int64_t tlc_by, int64_t tlc_bz);\n\n";
+    os << "int64_t tlc_bx, int64_t tlc_by, int64_t tlc_bz);\n";
+    if (taskEntry) {
+      // The same blocks, a rectangle of them per call (tile-cpu-task-nest).
+      os << "extern \"C\" void _mlir_ciface_tlc_tasks_" << name << "(";
+      for (unsigned i = 0; i < k.args.size(); ++i) {
+        const Type &t = k.args[i].type;
+        if (isTensor(i))
+          os << memrefType(t.dtype, t.rank()) << " *" << argNames[i];
+        else
+          os << elementCType(t.dtype) << " " << argNames[i];
+        os << ", ";
+      }
+      os << "int64_t tlc_bx0, int64_t tlc_bx1, int64_t tlc_by0, "
+            "int64_t tlc_by1, int64_t tlc_gz);\n";
+    }
+    os << "\n";
 
     emitCxxEntry(os, [&](llvm::raw_ostream &os) { emitBody(os); });
     emitCEntry(os);
@@ -130,17 +148,41 @@ private:
       os << "1}};\n";
     }
 
-    // The blocks.
-    os << "    tlc::runtime::parallelFor(\n"
-       << "        tlc_gx * tlc_gy * tlc_gz, options.num_threads, "
-          "[&](int64_t tlc_block) {\n"
-       << "          _mlir_ciface_tlc_block_" << name << "(";
+    std::string args;
     for (unsigned i = 0; i < k.args.size(); ++i)
-      os << (isTensor(i) ? "&tlc_desc_" + launchName(i) : argNames[i]) << ", ";
-    os << "tlc_block % tlc_gx,\n"
-       << "              tlc_block / tlc_gx % tlc_gy, "
-          "tlc_block / (tlc_gx * tlc_gy));\n"
-       << "        });\n";
+      args += (isTensor(i) ? "&tlc_desc_" + launchName(i) : argNames[i]) + ", ";
+    if (taskEntry) {
+      // One rectangle of blocks per worker: the columns split as evenly as
+      // the workers allow, the rows among the workers left over.
+      os << "    if (tlc_gx > 0 && tlc_gy > 0 && tlc_gz > 0) {\n"
+         << "      const int64_t tlc_workers = "
+            "tlc::runtime::workerCount(options.num_threads);\n"
+         << "      const int64_t tlc_cols = std::min(tlc_gx, tlc_workers);\n"
+         << "      const int64_t tlc_rows = std::min(tlc_gy, std::max<int64_t>("
+            "1, tlc_workers / tlc_cols));\n"
+         << "      tlc::runtime::parallelFor(\n"
+         << "          tlc_cols * tlc_rows, options.num_threads, "
+            "[&](int64_t tlc_task) {\n"
+         << "            const int64_t c = tlc_task % tlc_cols, "
+            "r = tlc_task / tlc_cols;\n"
+         << "            _mlir_ciface_tlc_tasks_" << name << "(" << args << "\n"
+         << "                c * tlc_gx / tlc_cols, (c + 1) * tlc_gx / "
+            "tlc_cols,\n"
+         << "                r * tlc_gy / tlc_rows, (r + 1) * tlc_gy / "
+            "tlc_rows, tlc_gz);\n"
+         << "          });\n"
+         << "    }\n";
+    } else {
+      // The blocks.
+      os << "    tlc::runtime::parallelFor(\n"
+         << "        tlc_gx * tlc_gy * tlc_gz, options.num_threads, "
+            "[&](int64_t tlc_block) {\n"
+         << "          _mlir_ciface_tlc_block_" << name << "(" << args;
+      os << "tlc_block % tlc_gx,\n"
+         << "              tlc_block / tlc_gx % tlc_gy, "
+            "tlc_block / (tlc_gx * tlc_gy));\n"
+         << "        });\n";
+    }
     os << "    return tlc::Status{};\n";
   }
 };
@@ -148,6 +190,6 @@ private:
 } // namespace
 
 StubFiles tlc::emitCpuStub(const KernelSignature &kernel,
-                           const StubPlacement &placement) {
-  return CpuStubEmitter(kernel, placement).emit();
+                           const StubPlacement &placement, bool taskEntry) {
+  return CpuStubEmitter(kernel, placement, taskEntry).emit();
 }

@@ -980,9 +980,10 @@ int compile(const Options &opts) {
     return !opts.bundle ||
            writeBundle(out.dir, stem, opts.input, *target, stubNames);
   };
-  // CPU stubs need only the signatures; GPU stubs embed the binary (or, for
-  // testing, the file of --stub-binary).
-  bool stubsFirst = !gpuTarget || stubTesting;
+  // GPU stubs embed the binary (or, for testing, the file of
+  // --stub-binary); CPU stubs call the entries the object has; others need
+  // only the signatures.
+  bool stubsFirst = !target->stubsNeedCompile() || stubTesting;
   if (wantStub && stubsFirst) {
     if (!writeStubs(stubCompiled))
       return 1;

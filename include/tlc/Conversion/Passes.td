@@ -49,6 +49,48 @@ def ConvertTileToCPU : Pass<"convert-tile-to-cpu", "mlir::ModuleOp"> {
   ];
 }
 
+def TileCPUTaskNest : Pass<"tile-cpu-task-nest", "mlir::ModuleOp"> {
+  let summary = "Give gemm-shaped kernels a whole-range task entry on the CPU";
+  let description = [{
+    A kernel whose body is `fill(acc)`, one loop of two tile loads and a
+    `gemm` into `acc` (A's window not moving with block x, B's not with
+    block y, the loop's bounds the same in every block) and an epilogue
+    gets a second function, `tlc_tasks_NAME`, with five trailing index
+    arguments (bx0, bx1, by0, by1, grid z). It runs the rectangle
+    [bx0, bx1) x [by0, by1) of blocks in the order of a Goto/BLIS nest: per
+    step of the loop each B tile of the rectangle's columns is copied once
+    into a heap panel and each row block's A tile once, then multiplied into
+    every column block's accumulator (a heap panel of the accumulator's
+    tiles); after the loop the kernel's epilogue runs per block, from a copy
+    of its accumulator. The B panel holds each tile as strips as wide as
+    the gemm micro-kernel's register block (two vectors, `vector-bits`),
+    each strip contiguous, so the micro-kernel reads B sequentially. The
+    CPU stub calls this entry once per worker thread. Other kernels are left
+    alone.
+
+    Before (the gemm example, abridged):
+    ```mlir
+    tile.fill %acc, %zero
+    scf.for %k = ... { tile.copy %A[%by_row, %k_col] to %As
+                       tile.copy %B[%k_row, %bx_col] to %Bs
+                       tile.gemm %As, %Bs, %acc }
+    tile.copy %acc to %C[...]
+    ```
+    After: the kernel unchanged, plus
+    `func.func @tlc_tasks_gemm(..., %bx0, %bx1, %by0, %by1, %gz)` with
+    `memref.alloc` panels and the loops above.
+  }];
+  let options = [
+    Option<"vectorBits", "vector-bits", "unsigned", "256",
+           "width of the target's vector registers in bits (as for "
+           "convert-tile-to-cpu)">
+  ];
+  let dependentDialects = [
+    "mlir::arith::ArithDialect", "mlir::memref::MemRefDialect",
+    "mlir::scf::SCFDialect", "mlir::func::FuncDialect"
+  ];
+}
+
 def CPUApproximateMath : Pass<"cpu-approximate-math"> {
   let summary = "Replace math functions by polynomial approximations";
   let description = [{

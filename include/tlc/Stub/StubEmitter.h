@@ -84,9 +84,11 @@ std::string emitPythonModule(llvm::StringRef stem, llvm::StringRef sourceFile,
                              llvm::StringRef target, llvm::StringRef library,
                              llvm::ArrayRef<const KernelSignature *> entries);
 
-/// Generates the CPU launch stub of a checked kernel.
+/// Generates the CPU launch stub of a checked kernel. With `taskEntry` the
+/// object also has tlc_tasks_NAME (tile-cpu-task-nest), which the stub
+/// calls once per worker thread for a rectangle of the grid.
 StubFiles emitCpuStub(const KernelSignature &kernel,
-                      const StubPlacement &placement);
+                      const StubPlacement &placement, bool taskEntry = false);
 
 /// What a GPU stub needs beyond the kernel's signature: facts fixed when the
 /// device code was compiled.

@@ -92,6 +92,9 @@ struct CompiledModule {
   /// Vulkan kernels whose words come in a storage buffer, not push
   /// constants (tile.vulkan_params_buffer).
   llvm::StringSet<> paramsBuffers;
+  /// CPU kernels with a whole-range task entry (tlc_tasks_NAME,
+  /// tile.cpu_task_entry), by kernel name.
+  llvm::StringSet<> cpuTaskEntries;
   /// Kernels whose function has another name in the shipped code (Metal:
   /// SPIRV-Cross makes doubled underscores single): entry -> that name.
   llvm::StringMap<std::string> functionNames;
@@ -211,8 +214,12 @@ public:
   /// Whether stubs embed the device binary (the driver then compiles
   /// first and hands the result to emitStub).
   virtual bool stubsEmbedBinary() const { return false; }
+  /// Whether stubs depend on what the compile of their module found (the
+  /// binary, or the entries it has): the driver then compiles before it
+  /// writes stubs, also for -emit=stub.
+  virtual bool stubsNeedCompile() const { return stubsEmbedBinary(); }
   /// The launch stub of one kernel: header and source text. `compiled` is
-  /// the Obj compile of its module when stubsEmbedBinary().
+  /// the Obj compile of its module when stubsNeedCompile().
   virtual void emitStub(const KernelSignature &kernel,
                         const CompiledModule &compiled,
                         const StubPlacement &placement, std::string &header,

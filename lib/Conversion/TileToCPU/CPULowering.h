@@ -19,6 +19,10 @@ namespace tlc::cpu {
 /// Lanes of a vector register for `elementType` (at least 1).
 int64_t vectorLanes(mlir::Type elementType, unsigned vectorBits);
 
+/// Columns of C one register block of the gemm micro-kernel covers (NR):
+/// two vectors of the accumulator's type.
+int64_t gemmBlockColumns(mlir::Type accType, unsigned vectorBits);
+
 /// Covers [0, total) in chunks of `lanes`: an scf.for over the full chunks,
 /// then one static tail chunk. `body(offset, width)` emits one chunk.
 void forEachChunk(mlir::OpBuilder &b, mlir::Location loc, int64_t total,

@@ -124,6 +124,10 @@ struct GemmEmitter {
 };
 } // namespace
 
+int64_t cpu::gemmBlockColumns(Type accType, unsigned vectorBits) {
+  return kVectorsPerRow * vectorLanes(accType, vectorBits);
+}
+
 /// Packs B^T (B is N x K) into a K x N scratch tile so its rows are contiguous.
 static Value packTransposed(OpBuilder &b, Location loc, Value B,
                             func::FuncOp fn) {
@@ -168,7 +172,7 @@ void cpu::lowerGemm(tile::GemmOp op, unsigned vectorBits,
   int64_t lanes = vectorLanes(cType.getElementType(), vectorBits);
 
   int64_t rowsPerBlk = rowsPerBlock(vectorRegisters);
-  int64_t blockCols = kVectorsPerRow * lanes;
+  int64_t blockCols = gemmBlockColumns(cType.getElementType(), vectorBits);
   int64_t fullCols = N / blockCols * blockCols;
   if (fullCols > 0) {
     auto loop =

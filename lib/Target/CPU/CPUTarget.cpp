@@ -2,6 +2,7 @@
 #include "CPUTarget.h"
 #include "../LLVMOptimize.h"
 #include "tlc/Conversion/Passes.h"
+#include "tlc/Dialect/Tile/IR/AttrNames.h"
 #include "tlc/Dialect/Tile/Transforms/Passes.h"
 #include "tlc/Stub/StubEmitter.h"
 
@@ -170,6 +171,8 @@ public:
   }
   llvm::StringRef defaultArch() const override { return "native"; }
   bool hasPythonBindings() const override { return true; }
+  // The stub calls a kernel's task entry when the object has one.
+  bool stubsNeedCompile() const override { return true; }
   std::vector<std::string> reportedInstructions() const override {
     return {"vfmadd", "fmla", "call"}; // x86 FMA, AArch64 FMA, calls
   }
@@ -204,8 +207,18 @@ public:
     return llvm::Error::success();
   }
 
+  void collectLaunchFacts(mlir::ModuleOp lowered,
+                          CompiledModule &compiled) const override {
+    lowered.walk([&](mlir::LLVM::LLVMFuncOp func) {
+      if (auto kernel =
+              func->getAttrOfType<mlir::StringAttr>(tile::attr::kCPUTaskEntry))
+        compiled.cpuTaskEntries.insert(kernel.getValue());
+    });
+  }
+
   void buildLoweringPipeline(mlir::OpPassManager &pm,
                              const CompileOptions &options) const override {
+    pm.addPass(createTileCPUTaskNest({arch.vectorBits}));
     pm.addPass(createConvertTileToCPU({arch.vectorBits, arch.vectorRegisters}));
     pm.addPass(mlir::createCanonicalizerPass());
     pm.addPass(mlir::createCSEPass());
@@ -274,10 +287,11 @@ public:
     return llvm::Error::success();
   }
 
-  void emitStub(const KernelSignature &kernel, const CompiledModule &,
+  void emitStub(const KernelSignature &kernel, const CompiledModule &compiled,
                 const StubPlacement &placement, std::string &header,
                 std::string &source) const override {
-    StubFiles files = emitCpuStub(kernel, placement);
+    StubFiles files = emitCpuStub(
+        kernel, placement, compiled.cpuTaskEntries.contains(kernel.name));
     header = std::move(files.header);
     source = std::move(files.source);
   }
