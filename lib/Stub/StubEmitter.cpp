@@ -91,19 +91,8 @@ private:
     os << "} // namespace\n\n";
 
     // The compiled kernel: one call runs one block.
-    os << "extern \"C\" void _mlir_ciface_tlc_block_" << name << "(";
-    for (unsigned i = 0; i < k.args.size(); ++i) {
-      const Type &t = k.args[i].type;
-      if (isTensor(i))
-        os << memrefType(t.dtype, t.rank()) << " *" << argNames[i];
-      else
-        os << elementCType(t.dtype) << " " << argNames[i];
-      os << ", ";
-    }
-    os << "int64_t tlc_bx, int64_t tlc_by, int64_t tlc_bz);\n";
-    if (taskEntry) {
-      // The same blocks, a rectangle of them per call (tile-cpu-task-nest).
-      os << "extern \"C\" void _mlir_ciface_tlc_tasks_" << name << "(";
+    auto declareEntry = [&](llvm::StringRef entry, llvm::StringRef trailing) {
+      os << "extern \"C\" void _mlir_ciface_" << entry << name << "(";
       for (unsigned i = 0; i < k.args.size(); ++i) {
         const Type &t = k.args[i].type;
         if (isTensor(i))
@@ -112,9 +101,15 @@ private:
           os << elementCType(t.dtype) << " " << argNames[i];
         os << ", ";
       }
-      os << "int64_t tlc_bx0, int64_t tlc_bx1, int64_t tlc_by0, "
-            "int64_t tlc_by1, int64_t tlc_gz);\n";
-    }
+      os << trailing << ");\n";
+    };
+    declareEntry("tlc_block_",
+                 "int64_t tlc_bx, int64_t tlc_by, int64_t tlc_bz");
+    // The same blocks, a rectangle of them per call (tile-cpu-task-nest).
+    if (taskEntry)
+      declareEntry("tlc_tasks_", "int64_t tlc_bx0, int64_t tlc_bx1, "
+                                 "int64_t tlc_by0, int64_t tlc_by1, "
+                                 "int64_t tlc_gz");
     os << "\n";
 
     emitCxxEntry(os, [&](llvm::raw_ostream &os) { emitBody(os); });
