@@ -147,37 +147,36 @@ private:
     for (unsigned i = 0; i < k.args.size(); ++i)
       args += (isTensor(i) ? "&tlc_desc_" + launchName(i) : argNames[i]) + ", ";
     if (taskEntry) {
-      // One rectangle of blocks per worker: the columns split as evenly as
-      // the workers allow, the rows among the workers left over.
-      os << "    if (tlc_gx > 0 && tlc_gy > 0 && tlc_gz > 0) {\n"
-         << "      const int64_t tlc_workers = "
-            "tlc::runtime::workerCount(options.num_threads);\n"
-         << "      const int64_t tlc_cols = std::min(tlc_gx, tlc_workers);\n"
-         << "      const int64_t tlc_rows = std::min(tlc_gy, std::max<int64_t>("
-            "1, tlc_workers / tlc_cols));\n"
+      // One rectangle of blocks per task when that keeps the threads
+      // evenly busy (tlc::runtime::splitGrid), else block by block.
+      os << "    const tlc::runtime::GridSplit tlc_split = "
+            "tlc::runtime::splitGrid(\n"
+         << "        tlc_gx, tlc_gy, tlc_gz, "
+            "tlc::runtime::workerCount(options.num_threads));\n"
+         << "    if (tlc_split.columns > 0) {\n"
          << "      tlc::runtime::parallelFor(\n"
-         << "          tlc_cols * tlc_rows, options.num_threads, "
-            "[&](int64_t tlc_task) {\n"
-         << "            const int64_t c = tlc_task % tlc_cols, "
-            "r = tlc_task / tlc_cols;\n"
+         << "          tlc_split.columns * tlc_split.rows, "
+            "options.num_threads, [&](int64_t tlc_task) {\n"
+         << "            const int64_t tlc_c = tlc_task % tlc_split.columns;\n"
+         << "            const int64_t tlc_r = tlc_task / tlc_split.columns;\n"
          << "            _mlir_ciface_tlc_tasks_" << name << "(" << args << "\n"
-         << "                c * tlc_gx / tlc_cols, (c + 1) * tlc_gx / "
-            "tlc_cols,\n"
-         << "                r * tlc_gy / tlc_rows, (r + 1) * tlc_gy / "
-            "tlc_rows, tlc_gz);\n"
+         << "                tlc_c * tlc_gx / tlc_split.columns, "
+            "(tlc_c + 1) * tlc_gx / tlc_split.columns,\n"
+         << "                tlc_r * tlc_gy / tlc_split.rows, "
+            "(tlc_r + 1) * tlc_gy / tlc_split.rows, 1);\n"
          << "          });\n"
+         << "      return tlc::Status{};\n"
          << "    }\n";
-    } else {
-      // The blocks.
-      os << "    tlc::runtime::parallelFor(\n"
-         << "        tlc_gx * tlc_gy * tlc_gz, options.num_threads, "
-            "[&](int64_t tlc_block) {\n"
-         << "          _mlir_ciface_tlc_block_" << name << "(" << args;
-      os << "tlc_block % tlc_gx,\n"
-         << "              tlc_block / tlc_gx % tlc_gy, "
-            "tlc_block / (tlc_gx * tlc_gy));\n"
-         << "        });\n";
     }
+    // The blocks.
+    os << "    tlc::runtime::parallelFor(\n"
+       << "        tlc_gx * tlc_gy * tlc_gz, options.num_threads, "
+          "[&](int64_t tlc_block) {\n"
+       << "          _mlir_ciface_tlc_block_" << name << "(" << args
+       << "tlc_block % tlc_gx,\n"
+       << "              tlc_block / tlc_gx % tlc_gy, "
+          "tlc_block / (tlc_gx * tlc_gy));\n"
+       << "        });\n";
     os << "    return tlc::Status{};\n";
   }
 };

@@ -1,5 +1,6 @@
 // RUN: tlc-opt %s -split-input-file --pass-pipeline='builtin.module(tile-cpu-task-nest{vector-bits=256})' | FileCheck %s
 // RUN: tlc-opt %s -split-input-file --pass-pipeline='builtin.module(tile-cpu-task-nest{vector-bits=256},convert-tile-to-cpu{vector-bits=256})' | FileCheck %s --check-prefix=LOWERED
+// RUN: tlc-opt %s -split-input-file --pass-pipeline='builtin.module(tile-cpu-task-nest{vector-bits=256 panel-bytes=3000})' | FileCheck %s --check-prefix=SMALL
 // A gemm-shaped kernel keeps its block entry and gains tlc_tasks_NAME, which
 // runs a rectangle of blocks in the Goto order; other kernels are left
 // alone.
@@ -16,15 +17,22 @@
 // CHECK-DAG: %[[AS:.*]] = tile.alloc : memref<16x8xf32, #tile.scope<shared>>
 // CHECK-DAG: %[[COLS:.*]] = arith.subi %[[BX1]], %[[BX0]]
 // CHECK-DAG: %[[ROWS:.*]] = arith.subi %[[BY1]], %[[BY0]]
-// CHECK: %[[PB:.*]] = memref.alloc(%[[COLS]]) {alignment = 64 : i64} : memref<?x3x8x16xf32, #tile.scope<shared>>
-// At most 16 MiB of accumulators (2560 bytes a block here): the rows go in
-// chunks of that many.
-// CHECK: %[[PERROW:.*]] = arith.muli %{{.*}}, %c2560{{[_0-9]*}}
+// At most 16 MiB per panel: 1536 bytes of B strips per column block, 2560
+// bytes of accumulator per block; wider or taller rectangles go in chunks.
+// CHECK: %[[BFIT:.*]] = arith.divsi %c16777216{{[_0-9]*}}, %c1536
+// CHECK: %[[BMIN:.*]] = arith.minsi %[[COLS]], %[[BFIT]]
+// CHECK: %[[CCHUNK:.*]] = arith.maxsi %{{.*}}, %[[BMIN]]
+// CHECK: %[[PERROW:.*]] = arith.muli %[[CCHUNK]], %c2560
 // CHECK: %[[FIT:.*]] = arith.divsi %c16777216{{[_0-9]*}}, %[[PERROW]]
 // CHECK: %[[MIN:.*]] = arith.minsi %[[ROWS]], %[[FIT]]
 // CHECK: %[[CHUNK:.*]] = arith.maxsi %{{.*}}, %[[MIN]]
-// CHECK: %[[PACC:.*]] = memref.alloc(%[[CHUNK]], %[[COLS]]) {alignment = 64 : i64} : memref<?x?x16x40xf32, #tile.scope<fragment>>
+// CHECK: %[[PB:.*]] = memref.alloc(%[[CCHUNK]]) {alignment = 64 : i64} : memref<?x3x8x16xf32, #tile.scope<shared>>
+// CHECK: %[[PACC:.*]] = memref.alloc(%[[CHUNK]], %[[CCHUNK]]) {alignment = 64 : i64} : memref<?x?x16x40xf32, #tile.scope<fragment>>
 // CHECK: scf.for %[[BZ:.*]] = %{{.*}} to %[[GZ]]
+// CHECK: scf.for %[[FIRSTC:[^ ]*]] = %{{.*}} to %[[COLS]] step %[[CCHUNK]]
+// CHECK: %[[BXF:.*]] = arith.addi %[[BX0]], %[[FIRSTC]]
+// CHECK: %[[CLEFT:.*]] = arith.subi %[[COLS]], %[[FIRSTC]]
+// CHECK: %[[M:.*]] = arith.minsi %[[CCHUNK]], %[[CLEFT]]
 // CHECK: scf.for %[[FIRST:[^ ]*]] = %{{.*}} to %[[ROWS]] step %[[CHUNK]]
 // CHECK: %[[BYF:.*]] = arith.addi %[[BY0]], %[[FIRST]]
 // CHECK: %[[LEFT:.*]] = arith.subi %[[ROWS]], %[[FIRST]]
@@ -32,15 +40,15 @@
 //
 // Every block's accumulator starts as the kernel's fill.
 // CHECK: scf.for %[[R:[^ ]*]] = %{{.*}} to %[[N]]
-// CHECK: scf.for %[[CC:[^ ]*]] = %{{.*}} to %[[COLS]]
+// CHECK: scf.for %[[CC:[^ ]*]] = %{{.*}} to %[[M]]
 // CHECK: %[[SLOT:.*]] = memref.subview %[[PACC]][%[[R]], %[[CC]], 0, 0] [1, 1, 16, 40]
 // CHECK: tile.fill %[[SLOT]], %{{.*}} : memref<16x40xf32, strided<[40, 1], offset: ?>, #tile.scope<fragment>>
 //
 // The K loop keeps its attributes; per step the B tiles of the rectangle's
 // columns are copied once, strip by strip, at their block's column.
 // CHECK: scf.for %[[K:[^ ]*]] =
-// CHECK: scf.for %[[CB:[^ ]*]] = %{{.*}} to %[[COLS]]
-// CHECK: %[[BX:.*]] = arith.addi %[[BX0]], %[[CB]]
+// CHECK: scf.for %[[CB:[^ ]*]] = %{{.*}} to %[[M]]
+// CHECK: %[[BX:.*]] = arith.addi %[[BXF]], %[[CB]]
 // CHECK: %[[KROW:.*]] = arith.muli %[[K]], %c8{{[_0-9]*}}
 // CHECK: %[[BCOL:.*]] = arith.muli %[[BX]], %c40{{[_0-9]*}}
 // CHECK: scf.for %[[S:[^ ]*]] = %{{.*}} to %c2{{[_0-9]*}}
@@ -59,7 +67,7 @@
 // CHECK: %[[BY:.*]] = arith.addi %[[BYF]], %[[RA]]
 // CHECK: %[[AROW:.*]] = arith.muli %[[BY]], %c16{{[_0-9]*}}
 // CHECK: tile.copy %[[A]][%[[AROW]], %{{.*}}] to %[[AS]]
-// CHECK: scf.for %[[CG:[^ ]*]] = %{{.*}} to %[[COLS]]
+// CHECK: scf.for %[[CG:[^ ]*]] = %{{.*}} to %[[M]]
 // CHECK: scf.for %[[SG:[^ ]*]] = %{{.*}} to %c2{{[_0-9]*}}
 // CHECK: %[[GCOL:.*]] = arith.muli %[[SG]], %c16{{[_0-9]*}}
 // CHECK: %[[BSTRIP:.*]] = memref.subview %[[PB]][%[[CG]], %[[SG]], 0, 0] [1, 1, 8, 16]
@@ -72,8 +80,8 @@
 //
 // After the loop, each block's epilogue as written, from its accumulator.
 // CHECK: scf.for %[[RE:[^ ]*]] = %{{.*}} to %[[N]]
-// CHECK: scf.for %[[CE:[^ ]*]] = %{{.*}} to %[[COLS]]
-// CHECK: %[[EBX:.*]] = arith.addi %[[BX0]], %[[CE]]
+// CHECK: scf.for %[[CE:[^ ]*]] = %{{.*}} to %[[M]]
+// CHECK: %[[EBX:.*]] = arith.addi %[[BXF]], %[[CE]]
 // CHECK: %[[EBY:.*]] = arith.addi %[[BYF]], %[[RE]]
 // CHECK: %[[MINE:.*]] = memref.subview %[[PACC]][%[[RE]], %[[CE]], 0, 0] [1, 1, 16, 40]
 // CHECK: tile.copy %[[MINE]] to %[[ACC]]
@@ -84,6 +92,12 @@
 // CHECK: memref.dealloc %[[PACC]]
 // CHECK-NOT: tile.block_id
 // CHECK: return
+
+// panel-bytes bounds both panels: here one column block of B strips at a
+// time, and one block of accumulators.
+// SMALL-LABEL: func.func @tlc_tasks_gemm(
+// SMALL: arith.divsi %c3000{{[_0-9]*}}, %c1536
+// SMALL: arith.divsi %c3000{{[_0-9]*}}, %{{.*}}
 
 // Lowered, both entries are plain CPU code: the panels are heap memory.
 // LOWERED-LABEL: func.func @tlc_block_gemm(
@@ -129,9 +143,10 @@ func.func @gemm(%A: memref<?x?xf32, strided<[?, 1], offset: ?>>,
 // from before the loop are recomputed per block.
 // CHECK-LABEL: func.func @tlc_tasks_nested(
 // CHECK-SAME: %[[BX0:[^:]*]]: index, %{{[^:]*}}: index, %[[BY0:[^:]*]]: index
+// CHECK: %[[BXF:.*]] = arith.addi %[[BX0]]
 // CHECK: %[[BYF:.*]] = arith.addi %[[BY0]]
 // CHECK: tile.gemm
-// CHECK: %[[BX:.*]] = arith.addi %[[BX0]]
+// CHECK: %[[BX:.*]] = arith.addi %[[BXF]]
 // CHECK-NEXT: %[[BY:.*]] = arith.addi %[[BYF]]
 // CHECK-NEXT: memref.subview
 // CHECK-NEXT: tile.copy %{{[a-z_0-9]+}} to %[[ACC:[0-9]+]] :
@@ -239,8 +254,9 @@ func.func @bounds_per_block(%A: memref<?x?xf32, strided<[?, 1], offset: ?>>,
 
 // -----
 
-// Not gemm-shaped: B is transposed, and a tile is written before the loop.
+// Not gemm-shaped: B is transposed; a tile is written before the loop.
 // CHECK-LABEL: func.func @transposed(
+// CHECK-NOT: tlc_tasks
 // CHECK-LABEL: func.func @written_before(
 // CHECK-NOT: tlc_tasks
 func.func @transposed(%A: memref<?x?xf32, strided<[?, 1], offset: ?>>,
@@ -284,6 +300,71 @@ func.func @written_before(%A: memref<?x?xf32, strided<[?, 1], offset: ?>>,
     %kk = arith.muli %k, %c16 : index
     tile.copy %A[%c0, %kk] to %As : memref<?x?xf32, strided<[?, 1], offset: ?>>, memref<16x16xf32, #tile.scope<shared>>
     tile.copy %B[%kk, %c0] to %Bs : memref<?x?xf32, strided<[?, 1], offset: ?>>, memref<16x16xf32, #tile.scope<shared>>
+    tile.gemm %As, %Bs, %acc : memref<16x16xf32, #tile.scope<shared>>, memref<16x16xf32, #tile.scope<shared>>, memref<16x16xf32, #tile.scope<fragment>>
+  }
+  tile.copy %acc to %C[%c0, %c0] : memref<16x16xf32, #tile.scope<fragment>>, memref<?x?xf32, strided<[?, 1], offset: ?>>
+  return
+}
+
+// -----
+
+// A window's tensor is a slice built in the kernel: it is rebuilt in the
+// task entry (from the entry's own arguments), and a slice that moves with
+// block x rules A out. Grid z is looped over.
+// CHECK-LABEL: func.func @sliced(
+// CHECK-LABEL: func.func @tlc_tasks_sliced(
+// CHECK-SAME: %[[A:[^:]*]]: memref<?x?x?xf32, strided<[?, ?, 1], offset: ?>>, %[[B:[^:]*]]: memref<?x?xf32, strided<[?, 1], offset: ?>>
+// CHECK-SAME: %[[GZ:[^:]*]]: index)
+// CHECK: scf.for %[[BZ:[^ ]*]] = %{{.*}} to %[[GZ]]
+// CHECK: scf.for
+// CHECK: %[[SLICE:.*]] = memref.subview %[[A]][%[[BZ]], 0, 0] [1, 16, 16] [1, 1, 1]
+// CHECK: tile.copy %[[SLICE]][%{{.*}}, %{{.*}}] to
+// CHECK-LABEL: func.func @moving_slice(
+// CHECK-NOT: tlc_tasks
+func.func @sliced(%A: memref<?x?x?xf32, strided<[?, ?, 1], offset: ?>>,
+                  %B: memref<?x?xf32, strided<[?, 1], offset: ?>>,
+                  %C: memref<?x?xf32, strided<[?, 1], offset: ?>>)
+    attributes {tile.kernel} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %zero = arith.constant 0.0 : f32
+  %acc = tile.alloc : memref<16x16xf32, #tile.scope<fragment>>
+  %Bs = tile.alloc : memref<16x16xf32, #tile.scope<shared>>
+  %As = tile.alloc : memref<16x16xf32, #tile.scope<shared>>
+  %bx = tile.block_id 0
+  %bz = tile.block_id 2
+  tile.fill %acc, %zero : memref<16x16xf32, #tile.scope<fragment>>, f32
+  scf.for %k = %c0 to %c1 step %c1 {
+    %slice = memref.subview %A[%bz, 0, 0] [1, 16, 16] [1, 1, 1] : memref<?x?x?xf32, strided<[?, ?, 1], offset: ?>> to memref<16x16xf32, strided<[?, 1], offset: ?>>
+    tile.copy %slice[%c0, %c0] to %As : memref<16x16xf32, strided<[?, 1], offset: ?>>, memref<16x16xf32, #tile.scope<shared>>
+    %col = arith.muli %bx, %c16 : index
+    tile.copy %B[%c0, %col] to %Bs : memref<?x?xf32, strided<[?, 1], offset: ?>>, memref<16x16xf32, #tile.scope<shared>>
+    tile.gemm %As, %Bs, %acc : memref<16x16xf32, #tile.scope<shared>>, memref<16x16xf32, #tile.scope<shared>>, memref<16x16xf32, #tile.scope<fragment>>
+  }
+  %col2 = arith.muli %bx, %c16 : index
+  tile.copy %acc to %C[%c0, %col2] : memref<16x16xf32, #tile.scope<fragment>>, memref<?x?xf32, strided<[?, 1], offset: ?>>
+  return
+}
+
+func.func @moving_slice(%A: memref<?x?x?xf32, strided<[?, ?, 1], offset: ?>>,
+                        %B: memref<?x?xf32, strided<[?, 1], offset: ?>>,
+                        %C: memref<?x?xf32, strided<[?, 1], offset: ?>>)
+    attributes {tile.kernel} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %zero = arith.constant 0.0 : f32
+  %acc = tile.alloc : memref<16x16xf32, #tile.scope<fragment>>
+  %Bs = tile.alloc : memref<16x16xf32, #tile.scope<shared>>
+  %As = tile.alloc : memref<16x16xf32, #tile.scope<shared>>
+  %bx = tile.block_id 0
+  tile.fill %acc, %zero : memref<16x16xf32, #tile.scope<fragment>>, f32
+  scf.for %k = %c0 to %c1 step %c1 {
+    %slice = memref.subview %A[%bx, 0, 0] [1, 16, 16] [1, 1, 1] : memref<?x?x?xf32, strided<[?, ?, 1], offset: ?>> to memref<16x16xf32, strided<[?, 1], offset: ?>>
+    tile.copy %slice[%c0, %c0] to %As : memref<16x16xf32, strided<[?, 1], offset: ?>>, memref<16x16xf32, #tile.scope<shared>>
+    %col = arith.muli %bx, %c16 : index
+    tile.copy %B[%c0, %col] to %Bs : memref<?x?xf32, strided<[?, 1], offset: ?>>, memref<16x16xf32, #tile.scope<shared>>
     tile.gemm %As, %Bs, %acc : memref<16x16xf32, #tile.scope<shared>>, memref<16x16xf32, #tile.scope<shared>>, memref<16x16xf32, #tile.scope<fragment>>
   }
   tile.copy %acc to %C[%c0, %c0] : memref<16x16xf32, #tile.scope<fragment>>, memref<?x?xf32, strided<[?, 1], offset: ?>>

@@ -61,8 +61,9 @@ def TileCPUTaskNest : Pass<"tile-cpu-task-nest", "mlir::ModuleOp"> {
     step of the loop each B tile of the rectangle's columns is copied once
     into a heap panel and each row block's A tile once, then multiplied into
     every column block's accumulator (a heap panel of the accumulator's
-    tiles); after the loop the kernel's epilogue runs per block, from a copy
-    of its accumulator. The B panel holds each tile as strips as wide as
+    tiles; each panel at most `panel-bytes`, larger rectangles in chunks of
+    columns and rows); after the loop the kernel's epilogue runs per block,
+    from a copy of its accumulator. The B panel holds each tile as strips as wide as
     the gemm micro-kernel's register block (two vectors, `vector-bits`),
     each strip contiguous, so the micro-kernel reads B sequentially. The
     CPU stub calls this entry once per worker thread. Other kernels are left
@@ -83,7 +84,10 @@ def TileCPUTaskNest : Pass<"tile-cpu-task-nest", "mlir::ModuleOp"> {
   let options = [
     Option<"vectorBits", "vector-bits", "unsigned", "256",
            "width of the target's vector registers in bits (as for "
-           "convert-tile-to-cpu)">
+           "convert-tile-to-cpu)">,
+    Option<"panelBytes", "panel-bytes", "int64_t", "16777216",
+           "the most bytes a task keeps in each panel (B tiles, "
+           "accumulators); larger rectangles go in chunks">
   ];
   let dependentDialects = [
     "mlir::arith::ArithDialect", "mlir::memref::MemRefDialect",

@@ -331,6 +331,39 @@ inline void parallelFor(int64_t numTasks, int numThreads,
   threadPool().run(numTasks, numThreads, fn);
 }
 
+/// How a CPU stub splits a gx x gy grid into rectangles of blocks, one per
+/// task, for a kernel with a task entry (tile-cpu-task-nest).
+struct GridSplit {
+  int64_t columns = 0; ///< parts of [0, gx); 0: run block by block instead
+  int64_t rows = 0;    ///< parts of [0, gy)
+};
+
+/// The split of a gx x gy x gz grid over `workers` threads whose largest
+/// rectangle is smallest (columns first on ties: a rectangle then copies
+/// fewer B tiles). Block by block (columns = 0) when gz > 1 (rectangles
+/// span the whole depth) or when that largest rectangle would hold over a
+/// quarter more blocks than a thread's share of the grid: per-block tasks
+/// are scheduled dynamically and balance the load.
+inline GridSplit splitGrid(int64_t gx, int64_t gy, int64_t gz,
+                           int64_t workers) {
+  GridSplit best;
+  if (gx <= 0 || gy <= 0 || gz != 1 || workers <= 0)
+    return best;
+  int64_t largest = 0;
+  for (int64_t c = 1; c <= std::min(gx, workers); ++c) {
+    int64_t r = std::min(gy, std::max<int64_t>(1, workers / c));
+    int64_t area = ((gx + c - 1) / c) * ((gy + r - 1) / r);
+    if (best.columns == 0 || area < largest) {
+      best = {c, r};
+      largest = area;
+    }
+  }
+  int64_t share = (gx * gy + workers - 1) / workers;
+  if (largest * 4 > share * 5)
+    return GridSplit{};
+  return best;
+}
+
 //===--- Helpers for generated stubs -------------------------------------===//
 
 inline const char *dtypeName(int32_t dtype) {

@@ -18,7 +18,8 @@
 // then per row block the A tile once, and multiplies it into every column
 // block's accumulator (a heap panel of f32 tiles); after the K loop the
 // epilogue runs per block as written. The block entry stays; the CPU stub
-// calls the task entry once per worker thread instead (docs/cpu.md).
+// calls the task entry once per worker thread instead (docs/passes.md,
+// docs/abi.md).
 //
 //===----------------------------------------------------------------------===//
 #include "CPULowering.h"
@@ -42,10 +43,6 @@ using namespace mlir;
 using namespace tlc;
 
 namespace {
-/// The most accumulator memory one task keeps: more rows of blocks than fit
-/// are done in chunks.
-constexpr int64_t kAccumulatorBytes = 16 << 20;
-
 /// The parts of a gemm-shaped kernel.
 struct GemmKernel {
   func::FuncOp fn;
@@ -169,16 +166,12 @@ std::optional<GemmKernel> matchGemmKernel(func::FuncOp fn) {
       g.fill.getDest() != g.acc.getResult() || g.acc->getBlock() != &entry ||
       g.tileA->getBlock() != &entry || g.tileB->getBlock() != &entry)
     return std::nullopt;
-  // The operand tiles live in the loop only; the accumulator is written by
-  // the fill and the gemm and read by the epilogue only.
+  // The operand tiles live in the loop only. (Before the loop the fill is
+  // the only op with memory effects, so nothing else touches the
+  // accumulator there.)
   if (!usedOnlyInside(g.tileA, g.loop.getRegion()) ||
       !usedOnlyInside(g.tileB, g.loop.getRegion()))
     return std::nullopt;
-  for (Operation *user : g.acc->getUsers())
-    if (user != g.fill && user != g.gemm &&
-        (user->getBlock() == &entry ? user : entry.findAncestorOpInBlock(*user))
-            ->isBeforeInBlock(g.loop))
-      return std::nullopt;
 
   // Which blocks share what: A's window must not move with bx, B's not with
   // by, and the loop's bounds and the fill value not at all.
@@ -196,8 +189,17 @@ std::optional<GemmKernel> matchGemmKernel(func::FuncOp fn) {
   };
   auto bounds = dimsOf({g.loop.getLowerBound(), g.loop.getUpperBound(),
                         g.loop.getStep(), g.fill.getValue()});
-  auto aDims = dimsOf(g.copyA.getSourceIndices());
-  auto bDims = dimsOf(g.copyB.getSourceIndices());
+  // A window's tensor counts too: a slice or view of a kernel argument is
+  // built in the kernel, and may itself move with the block.
+  auto windowDims = [&](tile::CopyOp copy) -> std::optional<unsigned> {
+    auto dims = dimsOf(copy.getSourceIndices());
+    auto source = dimsOf(copy.getSource());
+    if (!dims || !source)
+      return std::nullopt;
+    return *dims | *source;
+  };
+  auto aDims = windowDims(g.copyA);
+  auto bDims = windowDims(g.copyB);
   if (!bounds || *bounds != 0 || !aDims || (*aDims & 1u) || !bDims ||
       (*bDims & 2u))
     return std::nullopt;
@@ -207,8 +209,9 @@ std::optional<GemmKernel> matchGemmKernel(func::FuncOp fn) {
 /// Builds the task entry of one gemm-shaped kernel.
 class TaskEntryBuilder {
 public:
-  TaskEntryBuilder(GemmKernel &g, unsigned vectorBits)
-      : g(g), b(g.fn->getContext()), loc(g.fn.getLoc()) {
+  TaskEntryBuilder(GemmKernel &g, unsigned vectorBits, int64_t panelBytes)
+      : g(g), b(g.fn->getContext()), loc(g.fn.getLoc()),
+        panelBytes(panelBytes) {
     MemRefType tileB = g.tileB.getType();
     stripWidth = std::min(
         tileB.getDimSize(1),
@@ -235,11 +238,15 @@ public:
     Value by0 = entry->getArgument(numArgs + 2),
           by1 = entry->getArgument(numArgs + 3);
     Value gz = entry->getArgument(numArgs + 4);
-    // The kernel's tiles, once (the operand tile B becomes the panel).
-    for (Operation &op : g.fn.getBody().front())
+    // The kernel's tiles from before the loop, once (the operand tile B
+    // becomes the panel); the epilogue brings its own.
+    for (Operation &op : g.fn.getBody().front()) {
+      if (&op == g.loop.getOperation())
+        break;
       if (auto alloc = llvm::dyn_cast<tile::AllocOp>(op))
         if (alloc != g.tileB)
           b.clone(op, base);
+    }
 
     Value columns = arith::SubIOp::create(b, loc, bx1, bx0);
     Value rows = arith::SubIOp::create(b, loc, by1, by0);
@@ -256,48 +263,42 @@ public:
     auto stripPanel = MemRefType::get(
         {ShapedType::kDynamic, strips, tileB.getDimSize(0), stripWidth},
         tileB.getElementType(), nullptr, tileB.getMemorySpace());
-    Value panelB =
-        memref::AllocOp::create(b, loc, stripPanel, ValueRange{columns}, align);
-    // The accumulators of at most kAccumulatorBytes of blocks at a time:
-    // the rectangle's rows go in chunks (each copying the B tiles again).
-    int64_t accBytes = acc.getNumElements() *
-                       std::max<int64_t>(1, acc.getElementTypeBitWidth() / 8);
-    Value perRow = arith::MulIOp::create(
-        b, loc, arith::MaxSIOp::create(b, loc, columns, idx(1)), idx(accBytes));
-    Value chunk = arith::MaxSIOp::create(
-        b, loc, idx(1),
-        arith::MinSIOp::create(
-            b, loc, rows,
-            arith::DivSIOp::create(b, loc, idx(kAccumulatorBytes), perRow)));
-    Value panelAcc = memref::AllocOp::create(b, loc, panelType(acc, 2),
-                                             ValueRange{chunk, columns}, align);
+    // At most kPanelBytes of B tiles and of accumulators at a time: wider
+    // rectangles go in chunks of columns, taller ones in chunks of rows
+    // (each copying its B tiles again).
+    auto bytesOf = [](MemRefType tile) {
+      return tile.getNumElements() *
+             std::max<int64_t>(1, tile.getElementTypeBitWidth() / 8);
+    };
+    auto fitting = [&](Value available, Value each) -> Value {
+      return arith::MaxSIOp::create(
+          b, loc, idx(1),
+          arith::MinSIOp::create(
+              b, loc, available,
+              arith::DivSIOp::create(b, loc, idx(panelBytes), each)));
+    };
+    int64_t slotBytes =
+        strips * tileB.getDimSize(0) * stripWidth *
+        std::max<int64_t>(1, tileB.getElementTypeBitWidth() / 8);
+    Value columnChunk = fitting(columns, idx(slotBytes));
+    Value rowChunk = fitting(
+        rows, arith::MulIOp::create(b, loc, columnChunk, idx(bytesOf(acc))));
+    Value panelB = memref::AllocOp::create(b, loc, stripPanel,
+                                           ValueRange{columnChunk}, align);
+    Value panelAcc = memref::AllocOp::create(
+        b, loc, panelType(acc, 2), ValueRange{rowChunk, columnChunk}, align);
 
     forRange(idx(0), gz, [&](Value bz) {
-      forRange(idx(0), rows, chunk, [&](Value first) {
-        Value byFirst = add(by0, first);
-        Value n = arith::MinSIOp::create(
-            b, loc, chunk, arith::SubIOp::create(b, loc, rows, first));
-        // Every block's accumulator starts as the kernel's fill.
-        forRange(idx(0), n, [&](Value r) {
-          forRange(idx(0), columns, [&](Value c) {
-            Value bx = add(bx0, c), by = add(byFirst, r); // x, then y
-            IRMapping map = blockMapping(bx, by, bz);
-            tile::FillOp::create(b, loc, view(panelAcc, {r, c}, acc.getShape()),
-                                 materialize(g.fill.getValue(), map));
-          });
-        });
-        emitKLoop(bx0, byFirst, columns, n, bz, panelB, panelAcc);
-        // The epilogue of every block, as written, from its accumulator.
-        forRange(idx(0), n, [&](Value r) {
-          forRange(idx(0), columns, [&](Value c) {
-            Value bx = add(bx0, c), by = add(byFirst, r); // x, then y
-            IRMapping map = blockMapping(bx, by, bz);
-            tile::CopyOp::create(b, loc, view(panelAcc, {r, c}, acc.getShape()),
-                                 ValueRange(), base.lookup(g.acc.getResult()),
-                                 ValueRange());
-            for (Operation *op : g.epilogue)
-              cloneEpilogueOp(op, map);
-          });
+      forRange(idx(0), columns, columnChunk, [&](Value firstColumn) {
+        Value bxFirst = add(bx0, firstColumn);
+        Value m = arith::MinSIOp::create(
+            b, loc, columnChunk,
+            arith::SubIOp::create(b, loc, columns, firstColumn));
+        forRange(idx(0), rows, rowChunk, [&](Value firstRow) {
+          Value byFirst = add(by0, firstRow);
+          Value n = arith::MinSIOp::create(
+              b, loc, rowChunk, arith::SubIOp::create(b, loc, rows, firstRow));
+          emitRectangle(bxFirst, byFirst, m, n, bz, panelB, panelAcc);
         });
       });
     });
@@ -310,12 +311,40 @@ private:
   GemmKernel &g;
   OpBuilder b;
   Location loc;
+  int64_t panelBytes; // the most bytes of each panel
   int64_t stripWidth; // columns of a B strip: the micro-kernel's block
   IRMapping base;     // kernel arguments and tiles
   Value ids[3];       // the block being emitted (null: not available here)
 
   Value idx(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
   Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
+
+  /// The blocks [bx0, bx0 + columns) x [by0, by0 + rows): fill, K loop,
+  /// then every block's epilogue as written, from its accumulator.
+  void emitRectangle(Value bx0, Value by0, Value columns, Value rows, Value bz,
+                     Value panelB, Value panelAcc) {
+    MemRefType acc = g.acc.getType();
+    forRange(idx(0), rows, [&](Value r) {
+      forRange(idx(0), columns, [&](Value c) {
+        Value bx = add(bx0, c), by = add(by0, r); // x, then y
+        IRMapping map = blockMapping(bx, by, bz);
+        tile::FillOp::create(b, loc, view(panelAcc, {r, c}, acc.getShape()),
+                             materialize(g.fill.getValue(), map));
+      });
+    });
+    emitKLoop(bx0, by0, columns, rows, bz, panelB, panelAcc);
+    forRange(idx(0), rows, [&](Value r) {
+      forRange(idx(0), columns, [&](Value c) {
+        Value bx = add(bx0, c), by = add(by0, r); // x, then y
+        IRMapping map = blockMapping(bx, by, bz);
+        tile::CopyOp::create(b, loc, view(panelAcc, {r, c}, acc.getShape()),
+                             ValueRange(), base.lookup(g.acc.getResult()),
+                             ValueRange());
+        for (Operation *op : g.epilogue)
+          cloneEpilogueOp(op, map);
+      });
+    });
+  }
 
   /// The kernel's K loop over the rectangle: per step the B tiles of its
   /// columns once, then per row block the A tile once and its products
@@ -441,7 +470,9 @@ private:
   /// Clones a tile load with its window at `origin`, into `dest`.
   void cloneCopy(tile::CopyOp copy, IRMapping &map, ArrayRef<Value> origin,
                  Value dest) {
+    Value source = materialize(copy.getSource(), map);
     auto clone = llvm::cast<tile::CopyOp>(b.clone(*copy, map));
+    clone.getSourceMutable().assign(source);
     clone.getSourceIndicesMutable().assign(origin);
     clone.getDestMutable().assign(dest);
   }
@@ -483,7 +514,7 @@ struct TileCPUTaskNest
       if (std::optional<GemmKernel> g = matchGemmKernel(fn))
         kernels.push_back(*g);
     for (GemmKernel &g : kernels)
-      TaskEntryBuilder(g, vectorBits).build();
+      TaskEntryBuilder(g, vectorBits, panelBytes).build();
   }
 };
 } // namespace

@@ -3,8 +3,8 @@
 // with -D T=f16 (bf16): 16-bit inputs and output, f32 accumulation; with
 // -DTLC_LINEAR for examples/linear.tl, C = A @ W^T with W stored [N, K].
 // -DTLC_THREAD_SWEEP runs every case on 1, 2, 3 and 5 threads (on the CPU
-// a gemm's grid is split into one rectangle of blocks per thread: by
-// columns, then by rows when there are fewer column blocks than threads).
+// a gemm's grid is split into one rectangle of blocks per thread when it
+// splits evenly, tlc::runtime::splitGrid, else run block by block).
 #include "check.h"
 #ifdef TLC_LINEAR
 #include "linear.h"
