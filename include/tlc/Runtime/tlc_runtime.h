@@ -353,7 +353,7 @@ inline GridSplit splitGrid(int64_t gx, int64_t gy, int64_t gz,
   for (int64_t c = 1; c <= std::min(gx, workers); ++c) {
     int64_t r = std::min(gy, std::max<int64_t>(1, workers / c));
     int64_t area = ((gx + c - 1) / c) * ((gy + r - 1) / r);
-    if (best.columns == 0 || area < largest) {
+    if (best.columns == 0 || area <= largest) { // ties: more columns
       best = {c, r};
       largest = area;
     }
