@@ -251,25 +251,24 @@ public:
     Value columns = arith::SubIOp::create(b, loc, bx1, bx0);
     Value rows = arith::SubIOp::create(b, loc, by1, by0);
     MemRefType tileB = g.tileB.getType(), acc = g.acc.getType();
-    auto panelType = [](MemRefType tile, int64_t leading) {
-      SmallVector<int64_t> shape(leading, ShapedType::kDynamic);
-      shape.append(tile.getShape().begin(), tile.getShape().end());
-      return MemRefType::get(shape, tile.getElementType(), nullptr,
-                             tile.getMemorySpace());
+    auto elementBytes = [](MemRefType tile) {
+      return std::max<int64_t>(1, tile.getElementTypeBitWidth() / 8);
     };
     IntegerAttr align = b.getI64IntegerAttr(64);
-    // B tiles as strips of stripWidth columns, each contiguous.
+    // B tiles as strips of stripWidth columns, each contiguous; one slot of
+    // strips per column block. Accumulator tiles, one per block.
+    int64_t bk = tileB.getDimSize(0);
     int64_t strips = llvm::divideCeil(tileB.getDimSize(1), stripWidth);
     auto stripPanel = MemRefType::get(
-        {ShapedType::kDynamic, strips, tileB.getDimSize(0), stripWidth},
-        tileB.getElementType(), nullptr, tileB.getMemorySpace());
-    // At most kPanelBytes of B tiles and of accumulators at a time: wider
+        {ShapedType::kDynamic, strips, bk, stripWidth}, tileB.getElementType(),
+        nullptr, tileB.getMemorySpace());
+    auto accPanel =
+        MemRefType::get({ShapedType::kDynamic, ShapedType::kDynamic,
+                         acc.getDimSize(0), acc.getDimSize(1)},
+                        acc.getElementType(), nullptr, acc.getMemorySpace());
+    // At most panel-bytes of B tiles and of accumulators at a time: wider
     // rectangles go in chunks of columns, taller ones in chunks of rows
     // (each copying its B tiles again).
-    auto bytesOf = [](MemRefType tile) {
-      return tile.getNumElements() *
-             std::max<int64_t>(1, tile.getElementTypeBitWidth() / 8);
-    };
     auto fitting = [&](Value available, Value each) -> Value {
       return arith::MaxSIOp::create(
           b, loc, idx(1),
@@ -277,27 +276,20 @@ public:
               b, loc, available,
               arith::DivSIOp::create(b, loc, idx(panelBytes), each)));
     };
-    int64_t slotBytes =
-        strips * tileB.getDimSize(0) * stripWidth *
-        std::max<int64_t>(1, tileB.getElementTypeBitWidth() / 8);
-    Value columnChunk = fitting(columns, idx(slotBytes));
+    Value columnChunk =
+        fitting(columns, idx(strips * bk * stripWidth * elementBytes(tileB)));
     Value rowChunk = fitting(
-        rows, arith::MulIOp::create(b, loc, columnChunk, idx(bytesOf(acc))));
+        rows,
+        arith::MulIOp::create(b, loc, columnChunk,
+                              idx(acc.getNumElements() * elementBytes(acc))));
     Value panelB = memref::AllocOp::create(b, loc, stripPanel,
                                            ValueRange{columnChunk}, align);
     Value panelAcc = memref::AllocOp::create(
-        b, loc, panelType(acc, 2), ValueRange{rowChunk, columnChunk}, align);
+        b, loc, accPanel, ValueRange{rowChunk, columnChunk}, align);
 
     forRange(idx(0), gz, [&](Value bz) {
-      forRange(idx(0), columns, columnChunk, [&](Value firstColumn) {
-        Value bxFirst = add(bx0, firstColumn);
-        Value m = arith::MinSIOp::create(
-            b, loc, columnChunk,
-            arith::SubIOp::create(b, loc, columns, firstColumn));
-        forRange(idx(0), rows, rowChunk, [&](Value firstRow) {
-          Value byFirst = add(by0, firstRow);
-          Value n = arith::MinSIOp::create(
-              b, loc, rowChunk, arith::SubIOp::create(b, loc, rows, firstRow));
+      forChunks(bx0, columns, columnChunk, [&](Value bxFirst, Value m) {
+        forChunks(by0, rows, rowChunk, [&](Value byFirst, Value n) {
           emitRectangle(bxFirst, byFirst, m, n, bz, panelB, panelAcc);
         });
       });
@@ -413,6 +405,17 @@ private:
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPoint(loop.getBody()->getTerminator());
     body(loop.getInductionVar());
+  }
+
+  /// [origin, origin + total) in chunks of `chunk`: `body(start, count)`.
+  void forChunks(Value origin, Value total, Value chunk,
+                 const std::function<void(Value, Value)> &body) {
+    forRange(idx(0), total, chunk, [&](Value first) {
+      Value start = add(origin, first);
+      body(start,
+           arith::MinSIOp::create(b, loc, chunk,
+                                  arith::SubIOp::create(b, loc, total, first)));
+    });
   }
 
   /// Sets the block being emitted (null: its index is not available) and
