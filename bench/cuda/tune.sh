@@ -17,8 +17,10 @@
 # the H200 host). run unpacks, runs each prebuilt runner or else builds the
 # bundle (sh build.sh), and writes $OUT/NAME.json (the database) and
 # $OUT/tune.log (every candidate's time, all kernels: the device tool brings
-# back only a few files); TUNE_ONLY=REGEX (prepare)
-# keeps the kernels whose name matches. stub compiles softmax with
+# back only a few files); TUNE_ONLY=REGEX keeps the kernels whose name
+# matches (prepare: the bundles written; run: the bundles run, so one
+# prepared set can be measured over several calls). TUNE_BUDGET_MS sets
+# the timing per candidate and shape at run time (default: the bundle's). stub compiles softmax with
 # the database and with its defaults (renamed softmax_defaults) into
 # gen-tune/dispatch/; dispatch builds tuned_dispatch.cpp against both and
 # prints the comparison to $OUT/dispatch.txt.
@@ -93,12 +95,15 @@ run)
   for k in "${KERNELS[@]}"; do
     name="${k%%|*}"
     [ -d "$gen/$name" ] || continue # not prepared (TUNE_ONLY)
+    [ -z "${TUNE_ONLY:-}" ] || [[ $name =~ $TUNE_ONLY ]] || continue
     echo "== $name"
     t0=$(date +%s)
     cmd=(sh "$gen/$name/build.sh")
     [ -x "$gen/runners/$name" ] && cmd=("$gen/runners/$name")
     log="$gen/$name.log"
-    if ! "${cmd[@]}" --out "$out/$name.json" >"$log" 2>&1; then
+    budget=()
+    [ -n "${TUNE_BUDGET_MS:-}" ] && budget=(--budget-ms "$TUNE_BUDGET_MS")
+    if ! "${cmd[@]}" --out "$out/$name.json" "${budget[@]}" >"$log" 2>&1; then
       echo "   FAILED (see tune.log)"
       tail -5 "$log"
       status=1
