@@ -48,9 +48,17 @@
 // CHECK-NEXT: vector.store %[[PE]], %[[ACC]][%{{.*}}, %{{.*}}] : memref<16x16xf32>, vector<8xf32>
 //
 // gemm: a block of C in registers across the K loop (iter_args), updated by
-// vector.fma of broadcast A elements and rows of B, then stored back.
+// vector.fma of broadcast A elements and rows of B, then stored back. The
+// C rows of the next row block (clamped to the last row, 15) are prefetched
+// for writing before the K loop, B's row k + 8 (clamped to K - 1) for
+// reading in it.
 // CHECK: vector.load %[[ACC]]
+// CHECK: %[[NEXT:.*]] = arith.minsi %{{.*}}, %c15{{.*}} : index
+// CHECK-NEXT: memref.prefetch %[[ACC]][%[[NEXT]], %{{.*}}], write, locality<3>, data : memref<16x16xf32>
 // CHECK: scf.for %[[K:[^ ]*]] = %{{.*}} to %c16{{.*}} iter_args({{.*}}) -> (vector<8xf32>, vector<8xf32>
+// CHECK: %[[KA:.*]] = arith.addi %[[K]], %c8{{.*}} : index
+// CHECK-NEXT: %[[KC:.*]] = arith.minsi %[[KA]], %c15{{.*}} : index
+// CHECK-NEXT: memref.prefetch %[[S]][%[[KC]], %{{.*}}], read, locality<3>, data : memref<16x16xf32>
 // CHECK: %[[BROW:.*]] = vector.load %[[S]][%[[K]], %{{.*}}] : memref<16x16xf32>, vector<8xf32>
 // CHECK: %[[AEL:.*]] = memref.load %[[S]][%{{.*}}, %[[K]]] : memref<16x16xf32>
 // CHECK: %[[ABC:.*]] = vector.broadcast %[[AEL]] : f32 to vector<8xf32>
