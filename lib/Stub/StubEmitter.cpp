@@ -10,6 +10,7 @@
 #include "tlc/Stub/StubEmitter.h"
 
 #include "StubCommon.h"
+#include "tlc/Dialect/Tile/IR/AttrNames.h"
 
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/raw_ostream.h"
@@ -91,8 +92,10 @@ private:
     os << "} // namespace\n\n";
 
     // The compiled kernel: one call runs one block.
-    auto declareEntry = [&](llvm::StringRef entry, llvm::StringRef trailing) {
-      os << "extern \"C\" void _mlir_ciface_" << entry << name << "(";
+    auto declareEntry = [&](llvm::StringRef result, llvm::StringRef entry,
+                            llvm::StringRef trailing) {
+      os << "extern \"C\" " << result << " _mlir_ciface_" << entry << name
+         << "(";
       for (unsigned i = 0; i < k.args.size(); ++i) {
         const Type &t = k.args[i].type;
         if (isTensor(i))
@@ -103,13 +106,15 @@ private:
       }
       os << trailing << ");\n";
     };
-    declareEntry("tlc_block_",
+    declareEntry("void", "tlc_block_",
                  "int64_t tlc_bx, int64_t tlc_by, int64_t tlc_bz");
-    // The same blocks, a rectangle of them per call (tile-cpu-task-nest).
+    // The same blocks, a rectangle of them per call (tile-cpu-task-nest);
+    // it returns tile::attr::kCPUTaskOk or kCPUTaskOutOfMemory.
     if (taskEntry)
-      declareEntry("tlc_tasks_", "int64_t tlc_bx0, int64_t tlc_bx1, "
-                                 "int64_t tlc_by0, int64_t tlc_by1, "
-                                 "int64_t tlc_gz");
+      declareEntry("int32_t", "tlc_tasks_",
+                   "int64_t tlc_bx0, int64_t tlc_bx1, "
+                   "int64_t tlc_by0, int64_t tlc_by1, "
+                   "int64_t tlc_gz");
     os << "\n";
 
     emitCxxEntry(os, [&](llvm::raw_ostream &os) { emitBody(os); });
@@ -154,17 +159,25 @@ private:
          << "        tlc_gx, tlc_gy, tlc_gz, "
             "tlc::runtime::workerCount(options.num_threads));\n"
          << "    if (tlc_split.columns > 0) {\n"
+         << "      std::atomic<bool> tlc_out_of_memory{false};\n"
          << "      tlc::runtime::parallelFor(\n"
          << "          tlc_split.columns * tlc_split.rows, "
             "options.num_threads, [&](int64_t tlc_task) {\n"
          << "            const int64_t tlc_c = tlc_task % tlc_split.columns;\n"
          << "            const int64_t tlc_r = tlc_task / tlc_split.columns;\n"
-         << "            _mlir_ciface_tlc_tasks_" << name << "(" << args << "\n"
-         << "                tlc_c * tlc_gx / tlc_split.columns, "
+         << "            if (_mlir_ciface_tlc_tasks_" << name << "(" << args
+         << "\n"
+         << "                    tlc_c * tlc_gx / tlc_split.columns, "
             "(tlc_c + 1) * tlc_gx / tlc_split.columns,\n"
-         << "                tlc_r * tlc_gy / tlc_split.rows, "
-            "(tlc_r + 1) * tlc_gy / tlc_split.rows, 1);\n"
+         << "                    tlc_r * tlc_gy / tlc_split.rows, "
+            "(tlc_r + 1) * tlc_gy / tlc_split.rows, 1) != "
+         << tile::attr::kCPUTaskOk << ")\n"
+         << "              tlc_out_of_memory = true;\n"
          << "          });\n"
+         << "      if (tlc_out_of_memory)\n"
+         << "        return tlc::Status{TLC_ERR_RUNTIME, \"" << name
+         << ": out of memory for the gemm's panels (the output may be "
+            "partly written)\"};\n"
          << "      return tlc::Status{};\n"
          << "    }\n";
     }

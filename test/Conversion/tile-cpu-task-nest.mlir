@@ -11,7 +11,7 @@
 // CHECK: tile.gemm
 // CHECK-LABEL: func.func @tlc_tasks_gemm(
 // CHECK-SAME: %[[A:[^:]*]]: memref<?x?xf32, strided<[?, 1], offset: ?>>, %[[B:[^:]*]]: memref<?x?xf32, strided<[?, 1], offset: ?>>, %[[C:[^:]*]]: memref<?x?xf32, strided<[?, 1], offset: ?>>,
-// CHECK-SAME: %[[BX0:[^:]*]]: index, %[[BX1:[^:]*]]: index, %[[BY0:[^:]*]]: index, %[[BY1:[^:]*]]: index, %[[GZ:[^:]*]]: index)
+// CHECK-SAME: %[[BX0:[^:]*]]: index, %[[BX1:[^:]*]]: index, %[[BY0:[^:]*]]: index, %[[BY1:[^:]*]]: index, %[[GZ:[^:]*]]: index) -> i32
 // CHECK-SAME: llvm.emit_c_interface, tile.cpu_task_entry = "gemm"
 // CHECK-DAG: %[[ACC:.*]] = tile.alloc : memref<16x40xf32, #tile.scope<fragment>>
 // CHECK-DAG: %[[AS:.*]] = tile.alloc : memref<16x8xf32, #tile.scope<shared>>
@@ -28,6 +28,13 @@
 // CHECK: %[[CHUNK:.*]] = arith.maxsi %{{.*}}, %[[MIN]]
 // CHECK: %[[PB:.*]] = memref.alloc(%[[CCHUNK]]) {alignment = 64 : i64} : memref<?x3x8x16xf32, #tile.scope<shared>>
 // CHECK: %[[PACC:.*]] = memref.alloc(%[[CHUNK]], %[[CCHUNK]]) {alignment = 64 : i64} : memref<?x?x16x40xf32, #tile.scope<fragment>>
+// A panel that malloc could not give: nothing runs, status 1 is returned.
+// CHECK: %[[PBADDR:.*]] = memref.extract_aligned_pointer_as_index %[[PB]]
+// CHECK: %[[PBOK:.*]] = arith.cmpi ne, %[[PBADDR]], %c0
+// CHECK: %[[PACCADDR:.*]] = memref.extract_aligned_pointer_as_index %[[PACC]]
+// CHECK: %[[PACCOK:.*]] = arith.cmpi ne, %[[PACCADDR]], %c0
+// CHECK: %[[OK:.*]] = arith.andi %[[PBOK]], %[[PACCOK]]
+// CHECK: scf.if %[[OK]] {
 // CHECK: scf.for %[[BZ:.*]] = %{{.*}} to %[[GZ]]
 // CHECK: scf.for %[[FIRSTC:[^ ]*]] = %{{.*}} to %[[COLS]] step %[[CCHUNK]]
 // CHECK: %[[BXF:.*]] = arith.addi %[[BX0]], %[[FIRSTC]]
@@ -90,8 +97,11 @@
 // CHECK: tile.copy %[[ACC]] to %[[C]][%[[CROW]], %[[CCOL]]]
 // CHECK: memref.dealloc %[[PB]]
 // CHECK: memref.dealloc %[[PACC]]
+// CHECK-DAG: %[[OKSTATUS:.*]] = arith.constant 0 : i32
+// CHECK-DAG: %[[OOMSTATUS:.*]] = arith.constant 1 : i32
+// CHECK: %[[STATUS:.*]] = arith.select %[[OK]], %[[OKSTATUS]], %[[OOMSTATUS]] : i32
 // CHECK-NOT: tile.block_id
-// CHECK: return
+// CHECK: return %[[STATUS]] : i32
 
 // panel-bytes bounds both panels: here one column block of B strips at a
 // time, and one block of accumulators.

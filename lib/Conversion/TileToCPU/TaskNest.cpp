@@ -225,7 +225,7 @@ public:
     argTypes.append(5, b.getIndexType());
     auto fn =
         func::FuncOp::create(b, loc, "tlc_tasks_" + g.fn.getSymName().str(),
-                             b.getFunctionType(argTypes, {}));
+                             b.getFunctionType(argTypes, {b.getI32Type()}));
     fn->setAttr("llvm.emit_c_interface", b.getUnitAttr());
     fn->setAttr(tile::attr::kCPUTaskEntry, g.fn.getSymNameAttr());
     Block *entry = fn.addEntryBlock();
@@ -287,16 +287,31 @@ public:
     Value panelAcc = memref::AllocOp::create(
         b, loc, accPanel, ValueRange{rowChunk, columnChunk}, align);
 
-    forRange(idx(0), gz, [&](Value bz) {
-      forChunks(bx0, columns, columnChunk, [&](Value bxFirst, Value m) {
-        forChunks(by0, rows, rowChunk, [&](Value byFirst, Value n) {
-          emitRectangle(bxFirst, byFirst, m, n, bz, panelB, panelAcc);
+    // A panel malloc could not give is reported (status 1: out of memory),
+    // not written through; free(NULL) is a no-op.
+    Value allocatedB = isAllocated(panelB);
+    Value allocated =
+        arith::AndIOp::create(b, loc, allocatedB, isAllocated(panelAcc));
+    auto ifAllocated = scf::IfOp::create(b, loc, allocated);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPoint(ifAllocated.thenBlock()->getTerminator());
+      forRange(idx(0), gz, [&](Value bz) {
+        forChunks(bx0, columns, columnChunk, [&](Value bxFirst, Value m) {
+          forChunks(by0, rows, rowChunk, [&](Value byFirst, Value n) {
+            emitRectangle(bxFirst, byFirst, m, n, bz, panelB, panelAcc);
+          });
         });
       });
-    });
+    }
     memref::DeallocOp::create(b, loc, panelB);
     memref::DeallocOp::create(b, loc, panelAcc);
-    func::ReturnOp::create(b, loc);
+    Value status = arith::SelectOp::create(
+        b, loc, allocated,
+        arith::ConstantIntOp::create(b, loc, tile::attr::kCPUTaskOk, 32),
+        arith::ConstantIntOp::create(b, loc, tile::attr::kCPUTaskOutOfMemory,
+                                     32));
+    func::ReturnOp::create(b, loc, status);
   }
 
 private:
@@ -310,6 +325,14 @@ private:
 
   Value idx(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
   Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
+
+  /// Whether the heap allocation `memref` got memory.
+  Value isAllocated(Value memref) {
+    Value address =
+        memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, address,
+                                 idx(0));
+  }
 
   /// The blocks [bx0, bx0 + columns) x [by0, by0 + rows): fill, K loop,
   /// then every block's epilogue as written, from its accumulator.

@@ -179,8 +179,12 @@ constexpr llvm::StringLiteral kPersistent = "tile.persistent";
 /// String (on a CPU function): the whole-range task entry of the named
 /// gemm-shaped kernel (tile-cpu-task-nest): it runs a rectangle of the
 /// grid's blocks; its five trailing index arguments are bx0, bx1, by0, by1
-/// and the grid's z extent.
+/// and the grid's z extent. It returns an i32 status: kCPUTaskOk, or
+/// kCPUTaskOutOfMemory when a panel could not be allocated (nothing
+/// written).
 constexpr llvm::StringLiteral kCPUTaskEntry = "tile.cpu_task_entry";
+constexpr int kCPUTaskOk = 0;
+constexpr int kCPUTaskOutOfMemory = 1;
 /// i64: a persistent kernel that may be launched in thread-block clusters
 /// of this many blocks along x when the grid's y extent is a multiple of
 /// it: the blocks of a cluster take consecutive tiles (rows of one column
