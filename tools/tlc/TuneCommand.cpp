@@ -83,13 +83,26 @@ std::string quoteJSON(llvm::StringRef s) {
   return out + "\"";
 }
 
-/// The kernel's dtype parameters as JSON members: "\"T\": \"bf16\"".
-std::string dtypesJson(const KernelInfo &k) {
+/// What a database entry is "for", as JSON members ("\"T\": \"bf16\",
+/// \"D\": 128"): the kernel's dtype parameters, and the integer and bool
+/// parameters the command line fixed with -D (a tuned parameter fixed so
+/// has left the space): a compile with other values of them (D = 64
+/// against entries measured at D = 128) must not take the entry.
+std::string forJson(const KernelInfo &k,
+                    const std::map<std::string, std::string> &defines) {
   std::string out;
-  for (const auto &[name, value] : k.params)
+  for (const auto &[name, value] : k.params) {
+    std::string text;
     if (value.kind == ConstValue::DTypeVal)
-      out += (out.empty() ? "\"" : ", \"") + name + "\": \"" +
-             dtypeName(value.dtype).str() + "\"";
+      text = "\"" + dtypeName(value.dtype).str() + "\"";
+    else if ((value.kind == ConstValue::Int ||
+              value.kind == ConstValue::Bool) &&
+             defines.count(name))
+      text = value.str();
+    else
+      continue;
+    out += (out.empty() ? "\"" : ", \"") + name + "\": " + text;
+  }
   return out;
 }
 
@@ -504,8 +517,8 @@ std::string Tuner::runnerSource(
        << quoteCxx(target->name()) << ", " << quoteCxx(archName) << ", args_"
        << k->name << ", " << k->args.size() << ", candidates_" << k->name
        << ", " << n << ", run_" << k->name << ", shapes_" << k->name << ", "
-       << kernelShapes.at(k->name).size() << ", " << quoteCxx(dtypesJson(*k))
-       << "});\n";
+       << kernelShapes.at(k->name).size() << ", "
+       << quoteCxx(forJson(*k, defines)) << "});\n";
   }
   os << "  return runner.finish();\n}\n";
   return s;

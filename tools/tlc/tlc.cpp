@@ -282,7 +282,8 @@ bool loadTuning(const std::vector<std::string> &paths,
 }
 
 /// Whether `entry`'s "for" values are this compile's: a -D, else the
-/// parameter's declared default (a dtype name or a literal). An entry that
+/// parameter's declared default (a dtype name, an integer or a bool
+/// literal). An entry that
 /// names a parameter the kernel lacks, or one whose value tlc cannot tell
 /// without running the checks, is an error.
 llvm::Expected<bool>
@@ -309,6 +310,11 @@ entryApplies(const tune::TuningEntry &entry, const KernelDecl &kernel,
              param->defaultValue->kind == ExprKind::IntLit)
       actual = std::to_string(
           static_cast<const IntLitExpr &>(*param->defaultValue).value);
+    else if (!param->isDType && param->defaultValue &&
+             param->defaultValue->kind == ExprKind::BoolLit)
+      actual = static_cast<const BoolLitExpr &>(*param->defaultValue).value
+                   ? "true"
+                   : "false";
     else
       return llvm::createStringError(
           entry.origin + ".for: the value of '" + name + "' in kernel '" +

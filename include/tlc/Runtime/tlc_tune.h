@@ -82,10 +82,10 @@ struct KernelSpec {
   RunFn run;
   const ShapeSpec *shapes;
   int numShapes;
-  /// The dtype parameters' values as JSON members ("\"T\": \"bf16\""):
-  /// the entries' "for", since a tuning for one dtype says little about
-  /// another. Empty: none.
-  const char *dtypes = "";
+  /// The entries' "for" as JSON members ("\"T\": \"bf16\", \"D\": 128"):
+  /// the dtype parameters and those fixed with -D, since a tuning for one
+  /// dtype or head size says little about another. Empty: none.
+  const char *forValues = "";
 };
 
 //===--- Devices ----------------------------------------------------------===//
@@ -764,12 +764,13 @@ private:
                   "\"time_us\": %.3f, \"default_time_us\": %.3f, "
                   "\"candidates\": %d}",
                   bestUs, defaultUs, measured);
-    std::string forDTypes = k.dtypes && *k.dtypes
-                                ? std::string("\"for\": {") + k.dtypes + "}, "
-                                : std::string();
+    std::string forValues =
+        k.forValues && *k.forValues
+            ? std::string("\"for\": {") + k.forValues + "}, "
+            : std::string();
     entries.push_back(std::string("{\"kernel\": \"") + k.name +
                       "\", \"target\": \"" + k.target + "\", \"arch\": \"" +
-                      k.arch + "\", " + forDTypes + "\"shape\": {" +
+                      k.arch + "\", " + forValues + "\"shape\": {" +
                       shapeText(shape, ", ", true) + "}, \"params\": {" +
                       k.candidates[best].params + "}, " + times);
     release(buffers);
