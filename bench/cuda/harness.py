@@ -170,7 +170,17 @@ def parse_header(path):
     if m.group(3) != "none":
         for kv in m.group(3).split(", "):
             k, _, v = kv.partition("=")
-            info["params"][k] = v
+            if v:
+                info["params"][k] = v
+    # A multi-variant stub (--tuning) has no single parameter line: take
+    # the -D values the configuration was compiled with (e2e.sh's CONFIG).
+    config = os.path.join(os.path.dirname(path), "CONFIG")
+    for line in read_text(config).splitlines():
+        if line.startswith("defines="):
+            for kv in line[len("defines="):].split():
+                k, _, v = kv.partition("=")
+                if v and not k.startswith("-"):
+                    info["params"].setdefault(k, v)
     flat = " ".join(l.lstrip("/ ").strip() for l in text.splitlines()
                     if l.startswith("//"))
     m = re.search(r"with (\d+) threads per block and (\d+) bytes of dynamic "
