@@ -57,7 +57,7 @@
 // CHECK-NEXT: memref.prefetch %[[ACC]][%[[NEXT]], %{{.*}}], write, locality<3>, data : memref<16x16xf32>
 // CHECK: scf.for %[[K:[^ ]*]] = %{{.*}} to %c16{{.*}} iter_args({{.*}}) -> (vector<8xf32>, vector<8xf32>
 // CHECK: %[[KA:.*]] = arith.addi %[[K]], %c8{{.*}} : index
-// CHECK-NEXT: %[[KC:.*]] = arith.minsi %[[KA]], %c15{{.*}} : index
+// CHECK: %[[KC:.*]] = arith.minsi %[[KA]], %c15{{.*}} : index
 // CHECK-NEXT: memref.prefetch %[[S]][%[[KC]], %{{.*}}], read, locality<3>, data : memref<16x16xf32>
 // CHECK: %[[BROW:.*]] = vector.load %[[S]][%[[K]], %{{.*}}] : memref<16x16xf32>, vector<8xf32>
 // CHECK: %[[AEL:.*]] = memref.load %[[S]][%{{.*}}, %[[K]]] : memref<16x16xf32>
