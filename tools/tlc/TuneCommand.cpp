@@ -94,14 +94,14 @@ std::string forJson(const KernelInfo &k,
   for (const auto &[name, value] : k.params) {
     std::string text;
     if (value.kind == ConstValue::DTypeVal)
-      text = "\"" + dtypeName(value.dtype).str() + "\"";
+      text = quoteJSON(dtypeName(value.dtype));
     else if ((value.kind == ConstValue::Int ||
               value.kind == ConstValue::Bool) &&
              defines.count(name))
       text = value.str();
     else
       continue;
-    out += (out.empty() ? "\"" : ", \"") + name + "\": " + text;
+    out += (out.empty() ? "" : ", ") + quoteJSON(name) + ": " + text;
   }
   return out;
 }

@@ -52,20 +52,31 @@ struct GemmEmitter {
                                  arith::MulIOp::create(b, loc, a, x));
   }
 
+  /// min(x + offset, last), one op per statement: the IR's order does not
+  /// depend on the order the host compiler evaluates arguments in.
+  Value clampedAdd(Value x, int64_t offset, Value last) {
+    Value sum = arith::AddIOp::create(b, loc, x, idx(offset));
+    return arith::MinSIOp::create(b, loc, sum, last);
+  }
+
+  /// Prefetches row `row` of `memref` at each of `cols` into L1.
+  void prefetchRow(Value memref, Value row, ArrayRef<Value> cols,
+                   bool forWrite) {
+    for (Value col : cols)
+      memref::PrefetchOp::create(b, loc, memref, ValueRange{row, col}, forWrite,
+                                 /*localityHint=*/3,
+                                 /*isDataCache=*/true);
+  }
+
   /// Asks for the C rows of the next row block (the one below, clamped to
   /// the last row) while this block's K loop runs: an accumulator tile that
   /// lives in memory (the task nest's panel) would otherwise cost one
   /// memory latency per block before its first FMA.
   void prefetchNextBlock(Value i0, int64_t rows, ArrayRef<Value> colOffsets) {
     Value lastRow = idx(M - 1);
-    for (int64_t r = 0; r < rows; ++r) {
-      Value row = arith::AddIOp::create(b, loc, i0, idx(rows + r));
-      row = arith::MinSIOp::create(b, loc, row, lastRow);
-      for (Value col : colOffsets)
-        memref::PrefetchOp::create(b, loc, C, ValueRange{row, col},
-                                   /*isWrite=*/true, /*localityHint=*/3,
-                                   /*isDataCache=*/true);
-    }
+    for (int64_t r = 0; r < rows; ++r)
+      prefetchRow(C, clampedAdd(i0, rows + r, lastRow), colOffsets,
+                  /*forWrite=*/true);
   }
 
   /// Asks for B's row kPrefetchRowsAhead below k. A K-deep column block of
@@ -73,15 +84,9 @@ struct GemmEmitter {
   /// row block; the hardware's stream prefetch alone left the FMAs waiting
   /// on L2 (measured on AVX-512: 0.93x -> 0.97x of OpenBLAS at 2048^3).
   void prefetchRowOfB(Value k, ArrayRef<Value> colOffsets) {
-    // One op per statement: the IR's order does not depend on the order
-    // the host compiler evaluates arguments in.
-    Value ahead = arith::AddIOp::create(b, loc, k, idx(kPrefetchRowsAhead));
     Value lastRow = idx(K - 1);
-    ahead = arith::MinSIOp::create(b, loc, ahead, lastRow);
-    for (Value col : colOffsets)
-      memref::PrefetchOp::create(b, loc, B, ValueRange{ahead, col},
-                                 /*isWrite=*/false, /*localityHint=*/3,
-                                 /*isDataCache=*/true);
+    prefetchRow(B, clampedAdd(k, kPrefetchRowsAhead, lastRow), colOffsets,
+                /*forWrite=*/false);
   }
 
   /// One MR x (sum of widths) block of C at (i0, j0).
