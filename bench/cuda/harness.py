@@ -721,7 +721,7 @@ def softmax_file_cases(cfg, heads):
     """softmax.tl: the kernel, and the operations softmax_split (rows over
     several blocks) and softmax_any (one of the two per shape)."""
     cases = []
-    for name in ("softmax", "softmax_split", "softmax_any"):
+    for name in ("softmax", "softmax_split", "softmax_cluster", "softmax_any"):
         if name in heads:
             cases += softmax_cases(cfg, heads, name)
     return cases
@@ -2331,6 +2331,15 @@ def run_case(ctx, kernel, case, timing, rec, cfg):
                 v["error"] = str(e).splitlines()[0][:200]
             vend.append(v)
         r["vendors"] = vend
+        if case.kind == "memory" and d.get("bytes"):
+            # A copy of the same bytes, timed the same way (L2 flushed, one
+            # launch per repetition): what the device reaches at this size,
+            # launch latency and ramp included, next to the 1 GiB copy.
+            half = max(1, int(d["bytes"] // 2))
+            src = torch.empty(half, dtype=torch.uint8, device=DEV)
+            dst = torch.empty_like(src)
+            r["same_copy_ms"] = ctx.bench(lambda: dst.copy_(src))["ms"]
+            del src, dst
         line += " | tlc %.4g ms%s" % (t["ms"], perf_text(r, t["ms"], ctx))
         best = best_vendor(r)
         if best:
@@ -2380,7 +2389,11 @@ def perf_text(r, ms, ctx):
         gbs = r["bytes"] / (ms * 1e-3) / 1e9
         s += " %.0f GB/s" % gbs
         if ctx is not None and ctx.copy_gbs and r["kind"] != "attention":
-            s += " (%.0f%% copy)" % (100.0 * gbs / ctx.copy_gbs)
+            s += " (%.0f%% copy" % (100.0 * gbs / ctx.copy_gbs)
+            if r.get("same_copy_ms"):
+                s += ", %.0f%% same-size copy" % (100.0 * r["same_copy_ms"] /
+                                                  ms)
+            s += ")"
     return s
 
 

@@ -286,6 +286,10 @@ private:
         line(depth + 1) << "Threads\n";
         printExpr(*k.threads, depth + 2);
       }
+      if (k.cluster) {
+        line(depth + 1) << "Cluster\n";
+        printExpr(*k.cluster, depth + 2);
+      }
       if (!k.tune.empty()) {
         line(depth + 1) << "Tune";
         end(k.tuneRange.Start);

@@ -446,7 +446,13 @@ DeclPtr Parser::parseKernel() {
         !expect(TokKind::RParen))
       return nullptr;
   }
-  // `tune` and `where` are words only here, not keywords.
+  // `cluster`, `tune` and `where` are words only here, not keywords.
+  if (tok.is(TokKind::Ident) && tok.spelling == "cluster") {
+    consume();
+    if (!expect(TokKind::LParen) || !(k->cluster = parseExpr()) ||
+        !expect(TokKind::RParen))
+      return nullptr;
+  }
   if (tok.is(TokKind::Ident) && tok.spelling == "tune" && !parseTune(*k))
     return nullptr;
   if (!(k->body = parseBlock()))

@@ -301,8 +301,47 @@ void Sema::Impl::checkKernel(KernelDecl *k) {
     else if (v)
       info.threads = *v;
   }
+  if (k->cluster)
+    checkCluster(k, info);
   checkBlock(k->body.get());
   kernel = nullptr;
+}
+
+void Sema::Impl::checkCluster(KernelDecl *k, KernelInfo &info) {
+  auto c = constInt(k->cluster.get(), "cluster");
+  if (!c)
+    return;
+  // The largest cluster the target runs (emulated on the CPU); absent when
+  // no target is known: any cluster CUDA allows portably.
+  auto limit = constants.find("target_max_cluster");
+  int64_t most = limit == constants.end() ? 8 : limit->second;
+  if (*c < 1 || *c > 8) {
+    diags.error(k->cluster->range,
+                "cluster must be between 1 and 8 blocks, got " +
+                    std::to_string(*c));
+    return;
+  }
+  if (*c > most) {
+    diags.error(k->cluster->range,
+                "cluster(" + std::to_string(*c) +
+                    "): this target runs no thread block clusters (CUDA "
+                    "sm_90 and later do, the CPU emulates them); "
+                    "target_max_cluster is " +
+                    std::to_string(most));
+    return;
+  }
+  // Clusters group consecutive blocks along x: the grid's x extent must be
+  // a multiple (checked here when it is a constant, else at launch).
+  if (!k->grid.empty() && k->grid[0]->constValue &&
+      k->grid[0]->constValue->kind == ConstValue::Int &&
+      k->grid[0]->constValue->i % *c != 0) {
+    diags.error(
+        k->grid[0]->range,
+        "the grid's x extent (" + std::to_string(k->grid[0]->constValue->i) +
+            ") must be a multiple of the cluster (" + std::to_string(*c) + ")");
+    return;
+  }
+  info.cluster = *c;
 }
 
 void Sema::Impl::checkTune(KernelDecl *k, KernelInfo &info) {

@@ -416,6 +416,9 @@ Type Sema::Impl::checkCall(CallExpr *e, bool asStatement) {
     case TileOpKind::Atomic:
       ok = checkAtomicAdd(e);
       break;
+    case TileOpKind::ClusterReduce:
+      ok = checkClusterReduce(e);
+      break;
     case TileOpKind::None:
       break;
     }

@@ -21,7 +21,7 @@ namespace tlc::sema {
 using llvm::SMRange;
 using llvm::StringRef;
 
-enum class TileOpKind { None, Copy, Fill, Gemm, Reduce, Atomic };
+enum class TileOpKind { None, Copy, Fill, Gemm, Reduce, Atomic, ClusterReduce };
 
 inline TileOpKind tileOpKind(StringRef name) {
   return llvm::StringSwitch<TileOpKind>(name)
@@ -31,6 +31,8 @@ inline TileOpKind tileOpKind(StringRef name) {
       .Cases({"reduce_sum", "reduce_max", "reduce_min", "reduce_absmax"},
              TileOpKind::Reduce)
       .Cases({"atomic_add", "atomic_max", "atomic_min"}, TileOpKind::Atomic)
+      .Cases({"cluster_reduce_sum", "cluster_reduce_max", "cluster_reduce_min"},
+             TileOpKind::ClusterReduce)
       .Default(TileOpKind::None);
 }
 
@@ -274,6 +276,9 @@ struct Sema::Impl {
   bool checkGemm(CallExpr *e);
 
   bool checkReduce(CallExpr *e);
+  /// cluster_reduce_sum/max/min(t): a fragment of numbers, in a kernel with
+  /// `cluster(...)`.
+  bool checkClusterReduce(CallExpr *e);
 
   bool checkAtomicAdd(CallExpr *e);
   /// A window with slices: one slice per tile dimension, in order; a slice
@@ -334,6 +339,7 @@ struct Sema::Impl {
 
   /// Checks the `tune` clause and enumerates its points into `info`.
   void checkTune(KernelDecl *k, KernelInfo &info);
+  void checkCluster(KernelDecl *k, KernelInfo &info);
   /// Whether the constraint admits `point`: the parameters are bound again
   /// (defaults that depend on a tuned parameter follow it) in a new scope.
   bool tunePointAdmitted(KernelDecl *k, const TunePoint &point);

@@ -537,6 +537,34 @@ bool Sema::Impl::checkReduce(CallExpr *e) {
   return true;
 }
 
+bool Sema::Impl::checkClusterReduce(CallExpr *e) {
+  if (!checkNoKwargs(e) || !checkArity(e, 1, 1))
+    return false;
+  auto t = checkOperand(e->args[0].get(), false, "'" + e->callee + "' tile");
+  if (!t)
+    return false;
+  if (t->type.kind != TypeKind::Tile || t->type.scope != MemScope::Fragment) {
+    diags.error(e->args[0]->range, "'" + e->callee +
+                                       "' combines a fragment tile, got " +
+                                       t->type.str());
+    return false;
+  }
+  DType d = t->type.dtype;
+  if (d == DType::Bool || d == DType::U8 || isF8(d) || isPacked(d)) {
+    diags.error(e->args[0]->range, "cannot combine " + dtypeName(d).str() +
+                                       " tiles over a cluster");
+    return false;
+  }
+  if (kernel && !kernel->decl->cluster) {
+    diags.error(e->calleeRange, "'" + e->callee +
+                                    "' needs a kernel with cluster(...) after "
+                                    "its threads(...): kernel '" +
+                                    kernel->decl->name + "' runs no clusters");
+    return false;
+  }
+  return checkWritable(*t, e->args[0]->range);
+}
+
 bool Sema::Impl::checkAtomicDType(DType d, SMRange range,
                                   const std::string &op) {
   if (d == DType::F32 || d == DType::F64 || d == DType::I32 || d == DType::I64)

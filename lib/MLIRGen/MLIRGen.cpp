@@ -711,6 +711,13 @@ private:
                   : op == "atomic_max" ? tlc::tile::ReduceKind::max
                                        : tlc::tile::ReduceKind::min;
       tlc::tile::AtomicOp::create(b, l, kind, v, dst, dstIdx);
+    } else if (op.starts_with("cluster_reduce_")) {
+      Value t = genExpr(e->args[0].get());
+      auto kind = op == "cluster_reduce_sum"   ? tlc::tile::ReduceKind::sum
+                  : op == "cluster_reduce_max" ? tlc::tile::ReduceKind::max
+                                               : tlc::tile::ReduceKind::min;
+      tlc::tile::ClusterReduceOp::create(
+          b, l, t, tlc::tile::ReduceKindAttr::get(&ctx, kind));
     } else if (op == "atomic_add") {
       auto [dst, dstIdx] = genOperand(e->args[0].get());
       Value src = genExpr(e->args[1].get());
@@ -958,6 +965,9 @@ private:
                                    b.getFunctionType(argTypes, {}));
     fn->setAttr(tlc::tile::attr::kKernel, b.getUnitAttr());
     fn->setAttr(tlc::tile::attr::kThreads, b.getI64IntegerAttr(k.threads));
+    if (k.decl->cluster)
+      fn->setAttr(tlc::tile::attr::kClusterBlocks,
+                  b.getI64IntegerAttr(k.cluster));
     fn->setAttr(tlc::tile::attr::kGridRank,
                 b.getI64IntegerAttr(k.decl->grid.size()));
     SmallVector<NamedAttribute> dims;

@@ -157,6 +157,7 @@ KernelSignature tlc::buildSignature(const KernelInfo &k) {
   KernelSignature s;
   s.name = k.name;
   s.threads = k.threads;
+  s.cluster = k.cluster;
   for (const auto &[name, value] : k.params)
     s.params.push_back({name, value.str()});
   for (unsigned i = 0; i < k.args.size(); ++i) {

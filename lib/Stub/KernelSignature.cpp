@@ -280,6 +280,8 @@ DictionaryAttr KernelSignature::toAttr(MLIRContext *ctx) const {
   Builder b(ctx);
   Dict d(ctx);
   d.setStr("name", name).setInt("threads", threads);
+  if (cluster > 1)
+    d.setInt("cluster", cluster);
   SmallVector<Attribute> paramAttrs, argAttrs, dimAttrs;
   for (const auto &[n, v] : params)
     paramAttrs.push_back(
@@ -343,6 +345,8 @@ std::optional<KernelSignature> KernelSignature::fromAttr(DictionaryAttr attr) {
     return std::nullopt;
   s.name = *name;
   s.threads = *threads;
+  if (auto cluster = getInt(attr, "cluster"))
+    s.cluster = *cluster;
   for (Attribute p : params) {
     auto pair = llvm::dyn_cast<ArrayAttr>(p);
     if (!pair || pair.size() != 2 || !llvm::isa<StringAttr>(pair[0]) ||

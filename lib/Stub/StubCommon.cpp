@@ -621,6 +621,12 @@ void StubBuilder::emitGrid(llvm::raw_ostream &os) {
        << ": the grid divides by zero for these arguments\");\n";
   os << "    if (tlc_gx <= 0 || tlc_gy <= 0 || tlc_gz <= 0)\n"
      << "      return tlc::Status{}; // empty grid: nothing to run\n";
+  if (k.cluster > 1)
+    os << "    if (tlc_gx % " << k.cluster << " != 0)\n"
+       << "      return tlc::runtime::invalidArgument(\"" << name
+       << ": the grid's x extent \" + std::to_string(tlc_gx) + \" is not a "
+          "multiple of the kernel's cluster("
+       << k.cluster << ")\");\n";
 }
 
 //===--- Tuned kernels ---------------------------------------------------===//

@@ -115,6 +115,14 @@ private:
                    "int64_t tlc_bx0, int64_t tlc_bx1, "
                    "int64_t tlc_by0, int64_t tlc_by1, "
                    "int64_t tlc_gz");
+    // What the kernel's cluster reductions call: weak, so that the stubs of
+    // several kernels link into one program.
+    if (k.cluster > 1)
+      os << "extern \"C\" __attribute__((weak)) void *\n"
+            "tlc_cpu_cluster_exchange(void *tile, int64_t bytes) {\n"
+            "  return tlc::runtime::clusterExchange(tile, bytes);\n}\n"
+            "extern \"C\" __attribute__((weak)) void tlc_cpu_cluster_sync() "
+            "{\n  tlc::runtime::clusterSync();\n}\n";
     os << "\n";
 
     emitCxxEntry(os, [&](llvm::raw_ostream &os) { emitBody(os); });
@@ -181,6 +189,8 @@ private:
          << "      return tlc::Status{};\n"
          << "    }\n";
     }
+    if (k.cluster > 1)
+      return emitClusters(os, args);
     // The blocks.
     os << "    tlc::runtime::parallelFor(\n"
        << "        tlc_gx * tlc_gy * tlc_gz, options.num_threads, "
@@ -191,6 +201,34 @@ private:
           "tlc_block / (tlc_gx * tlc_gy));\n"
        << "        });\n";
     os << "    return tlc::Status{};\n";
+  }
+
+  /// A task per cluster, whose blocks run a thread each.
+  void emitClusters(llvm::raw_ostream &os, const std::string &args) {
+    const std::string &name = k.name;
+    std::string c = std::to_string(k.cluster);
+    os << "    const int64_t tlc_cx = tlc_gx / " << c << ";\n"
+       << "    std::atomic<bool> tlc_cluster_failed{false};\n"
+       << "    tlc::runtime::parallelFor(\n"
+       << "        tlc_cx * tlc_gy * tlc_gz, options.num_threads, "
+          "[&](int64_t tlc_cluster) {\n"
+       << "          const int64_t tlc_x0 = tlc_cluster % tlc_cx * " << c
+       << ";\n"
+       << "          const int64_t tlc_by = tlc_cluster / tlc_cx % tlc_gy;\n"
+       << "          const int64_t tlc_bz = tlc_cluster / (tlc_cx * tlc_gy);\n"
+       << "          if (!tlc::runtime::runCluster(" << c
+       << ", [&](int64_t tlc_rank) {\n"
+       << "                _mlir_ciface_tlc_block_" << name << "(" << args
+       << "tlc_x0 + tlc_rank, tlc_by, tlc_bz);\n"
+       << "              }))\n"
+       << "            tlc_cluster_failed = true;\n"
+       << "        });\n"
+       << "    if (tlc_cluster_failed)\n"
+       << "      return tlc::Status{TLC_ERR_RUNTIME, \"" << name
+       << ": a block of a cluster returned while the others waited for it "
+          "at a cluster_reduce (every block of a cluster must reach each "
+          "one)\"};\n"
+       << "    return tlc::Status{};\n";
   }
 };
 

@@ -159,3 +159,36 @@ func.func @r(%Out: memref<?x?xf32, strided<[?, 1], offset: ?>>, %x: f32)
   tile.atomic_add %t to %Out[%c0, %c0] : memref<4x12xf32, #tile.scope<fragment>>, memref<?x?xf32, strided<[?, 1], offset: ?>>
   return
 }
+
+// -----
+
+// tile.cluster_reduce in a kernel of clusters of 3 (the stub runs the three
+// blocks a thread each): the tile goes to tlc_cpu_cluster_exchange, which
+// returns the three blocks' copies (block 0's first); each element is
+// combined from them in block order and stored back, then
+// tlc_cpu_cluster_sync waits for the cluster before the copies may change.
+// CHECK-LABEL: func.func @tlc_block_cluster_sum
+// CHECK: %[[ADDR:.*]] = memref.extract_aligned_pointer_as_index %[[TILE:.*]] : memref<2x4xf32>
+// CHECK: %[[PTR:.*]] = llvm.inttoptr
+// CHECK: %[[COPIES:.*]] = call @tlc_cpu_cluster_exchange(%[[PTR]], %{{.*}}) : (!llvm.ptr, i64) -> !llvm.ptr
+// CHECK: llvm.getelementptr %[[COPIES]][%{{.*}}] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+// CHECK: %[[A:.*]] = llvm.load
+// CHECK: llvm.getelementptr %[[COPIES]]
+// CHECK: %[[B:.*]] = llvm.load
+// CHECK: %[[AB:.*]] = arith.addf %[[A]], %[[B]]
+// CHECK: llvm.getelementptr %[[COPIES]]
+// CHECK: %[[C:.*]] = llvm.load
+// CHECK: %[[ABC:.*]] = arith.addf %[[AB]], %[[C]]
+// CHECK: memref.store %[[ABC]], %[[TILE]]
+// CHECK: call @tlc_cpu_cluster_sync() : () -> ()
+// CHECK: func.func private @tlc_cpu_cluster_exchange(!llvm.ptr, i64) -> !llvm.ptr
+// CHECK: func.func private @tlc_cpu_cluster_sync()
+func.func @cluster_sum(%X: memref<?x?xf32, strided<[?, 1], offset: ?>>)
+    attributes {tile.kernel, tile.threads = 128 : i64, tile.cluster_blocks = 3 : i64} {
+  %c0 = arith.constant 0 : index
+  %t = tile.alloc : memref<2x4xf32, #tile.scope<fragment>>
+  tile.copy %X[%c0, %c0] to %t : memref<?x?xf32, strided<[?, 1], offset: ?>>, memref<2x4xf32, #tile.scope<fragment>>
+  tile.cluster_reduce <sum> %t : memref<2x4xf32, #tile.scope<fragment>>
+  tile.copy %t to %X[%c0, %c0] : memref<2x4xf32, #tile.scope<fragment>>, memref<?x?xf32, strided<[?, 1], offset: ?>>
+  return
+}

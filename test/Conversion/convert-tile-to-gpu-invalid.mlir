@@ -72,6 +72,21 @@ func.func @too_much_shared(%X: memref<?x?xf32, strided<[?, 1], offset: ?>>)
 
 // -----
 
+// A cluster reduction where the kernel has no cluster(...)
+// (tile.cluster_blocks): there is nothing to combine with.
+func.func @no_cluster(%X: memref<?xf32, strided<[1], offset: ?>>)
+    attributes {tile.kernel, tile.threads = 128 : i64} {
+  %c0 = arith.constant 0 : index
+  %m = tile.alloc {tile.layout = #tile.layout<threads = 128, dims = [0], extents = [128], thread_strides = [1], slot_strides = [0]>} : memref<128xf32, #tile.scope<fragment>>
+  tile.copy %X[%c0] to %m : memref<?xf32, strided<[1], offset: ?>>, memref<128xf32, #tile.scope<fragment>>
+  // expected-error @+1 {{cluster_reduce in a kernel without cluster(...)}}
+  tile.cluster_reduce <sum> %m : memref<128xf32, #tile.scope<fragment>>
+  tile.copy %m to %X[%c0] : memref<128xf32, #tile.scope<fragment>>, memref<?xf32, strided<[1], offset: ?>>
+  return
+}
+
+// -----
+
 // With max_shared_bytes = 1024, 2 KiB of shared tiles are too much; the
 // message names the target's arch. (The first RUN line replaces this
 // description by sm_90a's, where they fit.)

@@ -16,6 +16,11 @@ def ConvertTileToCPU : Pass<"convert-tile-to-cpu", "mlir::ModuleOp"> {
       of C lives in vector registers across the K loop, fed by broadcast A
       elements and vector rows of B (`vector.fma`);
     - lowers `tile.reduce` to vector accumulation plus `vector.reduction`;
+    - lowers `tile.cluster_reduce` (a kernel with `tile.cluster_blocks` > 1,
+      whose blocks the stub runs a thread each) to a call that publishes
+      the tile and returns every block's copy (`tlc_cpu_cluster_exchange`),
+      the combination in block order, and a call that waits for the
+      cluster (`tlc_cpu_cluster_sync`);
     - vectorizes `tile.parallel` along its innermost dimension (uniform
       values stay scalar, lane-varying ones become vectors; contiguous
       accesses become vector loads/stores), with a narrower vector for the

@@ -378,7 +378,8 @@ struct TuneAxis {
   llvm::SMRange range;
 };
 
-/// kernel NAME<params>(args) grid(e...) as (bx, ...) threads(n) { body }
+/// kernel NAME<params>(args) grid(e...) as (bx, ...) threads(n) cluster(c)
+///   { body }
 struct KernelDecl : Decl {
   std::string name;
   llvm::SMRange nameRange;
@@ -388,6 +389,9 @@ struct KernelDecl : Decl {
   std::vector<std::string> blockVars; // names bound by `as (...)`
   std::vector<llvm::SMRange> blockVarRanges;
   ExprPtr threads; // may be null: default 128
+  /// `cluster(c)`: blocks x, x + 1, ..., in groups of c, run together as
+  /// a thread block cluster (may be null: no clusters).
+  ExprPtr cluster;
   /// `tune A in [...], B in [...] where COND`: the candidates `tlc tune`
   /// tries (empty: not tunable; the constraint may be null).
   std::vector<TuneAxis> tune;

@@ -90,6 +90,8 @@ struct KernelInfo {
   std::vector<TensorViewInfo> views;
   std::vector<Symbol *> args;
   int64_t threads = 128;
+  /// Blocks per thread block cluster (`cluster(c)`; 1: none).
+  int64_t cluster = 1;
   /// The tune space: the tuned parameters (those fixed with -D left out)
   /// and every point the `where` constraint admits, first axis slowest.
   std::vector<std::string> tuneAxes;

@@ -780,6 +780,107 @@ inline void pushBlock(const uint32_t *offsets, uint32_t tensors,
     out[i] = block[i] < tensors ? offsets[block[i]] : words[block[i] - tensors];
 }
 
+/// The blocks of one thread block cluster on the CPU (a kernel with
+/// `cluster(c)`): runCluster runs them a thread each, and a block's
+/// cluster_reduce publishes its tile (clusterExchange) and waits for the
+/// others (clusterSync). A block that returns while the others wait for it
+/// fails the cluster instead of hanging it.
+class Cluster {
+public:
+  explicit Cluster(int64_t size) : size(size) {}
+
+  /// Waits until every block has arrived; false when a block returned
+  /// instead (the cluster failed).
+  bool arrive() {
+    std::unique_lock<std::mutex> lock(mutex);
+    if (failed)
+      return false;
+    uint64_t generation = passed;
+    if (++arrived == size) {
+      arrived = 0;
+      ++passed;
+      changed.notify_all();
+      return true;
+    }
+    changed.wait(lock, [&] { return passed != generation || finished > 0; });
+    if (passed != generation)
+      return true;
+    failed = true;
+    changed.notify_all();
+    return false;
+  }
+  /// Publishes `bytes` of block `rank` and returns every block's, block 0's
+  /// first, once all have published (the same `bytes` in each block).
+  void *exchange(int64_t rank, const void *values, int64_t bytes) {
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      // The last exchange's readers are done (clusterSync): resizing moves
+      // nothing anybody reads.
+      if (copies.size() < static_cast<size_t>(size * bytes))
+        copies.resize(static_cast<size_t>(size * bytes));
+      std::memcpy(copies.data() + rank * bytes, values,
+                  static_cast<size_t>(bytes));
+    }
+    arrive();
+    return copies.data();
+  }
+  void finish() {
+    std::lock_guard<std::mutex> lock(mutex);
+    ++finished;
+    changed.notify_all();
+  }
+  bool ok() const { return !failed; }
+
+private:
+  const int64_t size;
+  std::mutex mutex;
+  std::condition_variable changed;
+  int64_t arrived = 0, finished = 0;
+  uint64_t passed = 0;
+  bool failed = false;
+  std::vector<char> copies;
+};
+
+/// The cluster and rank of the block this thread runs.
+struct ClusterMember {
+  Cluster *cluster = nullptr;
+  int64_t rank = 0;
+};
+inline ClusterMember &currentClusterMember() {
+  static thread_local ClusterMember member;
+  return member;
+}
+
+/// Runs block(0) ... block(size - 1) of one cluster, each on its own thread
+/// (this one runs block 0). False when a block returned while the others
+/// waited for it at a cluster_reduce.
+inline bool runCluster(int64_t size,
+                       const std::function<void(int64_t)> &block) {
+  Cluster cluster(size);
+  auto run = [&](int64_t rank) {
+    ClusterMember saved = currentClusterMember();
+    currentClusterMember() = {&cluster, rank};
+    block(rank);
+    currentClusterMember() = saved;
+    cluster.finish();
+  };
+  std::vector<std::thread> others;
+  for (int64_t rank = 1; rank < size; ++rank)
+    others.emplace_back(run, rank);
+  run(0);
+  for (std::thread &t : others)
+    t.join();
+  return cluster.ok();
+}
+
+/// tlc_cpu_cluster_exchange / tlc_cpu_cluster_sync, which CPU kernels with
+/// cluster reductions call (the stubs define them).
+inline void *clusterExchange(void *values, int64_t bytes) {
+  ClusterMember &m = currentClusterMember();
+  return m.cluster->exchange(m.rank, values, bytes);
+}
+inline void clusterSync() { currentClusterMember().cluster->arrive(); }
+
 } // namespace runtime
 } // namespace tlc
 

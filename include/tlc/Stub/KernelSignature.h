@@ -117,6 +117,8 @@ struct KernelSignature {
   std::vector<DerivedDim> derivedDims;
   std::vector<ViewedTensor> views;
   int64_t threads = 128;
+  /// Blocks per thread block cluster along x (1: no clusters).
+  int64_t cluster = 1;
   /// One expression per grid dimension (1 to 3).
   std::vector<GridExpr> grid;
 

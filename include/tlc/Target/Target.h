@@ -122,9 +122,9 @@ struct CompileError {
 };
 
 /// What kernels may ask of the target in compile-time expressions (the
-/// builtin constants target_shared_bytes, target_warp_size and
-/// target_warpgroup_mma), e.g. to size tiles: `BK = target_shared_bytes <
-/// 120000 ? 32 : 128`.
+/// builtin constants target_shared_bytes, target_warp_size,
+/// target_warpgroup_mma, target_cluster_blocks and target_max_cluster),
+/// e.g. to size tiles: `BK = target_shared_bytes < 120000 ? 32 : 128`.
 struct TargetConstants {
   /// Shared memory (LDS; on the CPU: tile memory) one block may use.
   int64_t sharedBytes = 0;
@@ -133,6 +133,13 @@ struct TargetConstants {
   /// 1 where gemms run as asynchronous MMAs of a warpgroup (four warps) fed
   /// by a producer warpgroup (sm_90a's wgmma), else 0.
   int64_t warpgroupMma = 0;
+  /// Blocks the hardware runs together as one thread block cluster (their
+  /// shared memory reachable from each other): 8 on sm_90 and later, 1
+  /// where clusters are emulated or missing.
+  int64_t clusterBlocks = 1;
+  /// The largest `cluster(c)` a kernel may ask for (the CPU emulates
+  /// clusters: 8; 1 where they are missing).
+  int64_t maxCluster = 1;
 };
 
 /// The builtin constants of the language, by name, for Sema.
@@ -140,7 +147,9 @@ inline std::map<std::string, int64_t>
 builtinConstants(const TargetConstants &constants) {
   return {{"target_shared_bytes", constants.sharedBytes},
           {"target_warp_size", constants.warpSize},
-          {"target_warpgroup_mma", constants.warpgroupMma}};
+          {"target_warpgroup_mma", constants.warpgroupMma},
+          {"target_cluster_blocks", constants.clusterBlocks},
+          {"target_max_cluster", constants.maxCluster}};
 }
 
 /// What an assembler says one kernel uses (--report).

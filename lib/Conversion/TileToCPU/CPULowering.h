@@ -44,6 +44,8 @@ void lowerCopy(tile::CopyOp op, unsigned vectorBits);
 void lowerFill(tile::FillOp op, unsigned vectorBits);
 void lowerReduce(tile::ReduceOp op, unsigned vectorBits);
 void lowerAtomicAdd(tile::AtomicAddOp op);
+/// `blocks`: the kernel's tile.cluster_blocks (1: the op is erased).
+void lowerClusterReduce(tile::ClusterReduceOp op, int64_t blocks);
 void lowerGemm(tile::GemmOp op, unsigned vectorBits, unsigned vectorRegisters);
 void lowerParallel(tile::ParallelOp op, unsigned vectorBits);
 

@@ -110,7 +110,9 @@ bool usedOnlyInside(Value v, Region &region) {
 
 /// The kernel's gemm shape, or nullopt when it does not have one.
 std::optional<GemmKernel> matchGemmKernel(func::FuncOp fn) {
-  if (!fn->hasAttr(tile::attr::kKernel) || !fn.getBody().hasOneBlock())
+  // A cluster's blocks run together, a thread each: not as rectangles.
+  if (!fn->hasAttr(tile::attr::kKernel) || !fn.getBody().hasOneBlock() ||
+      fn->hasAttr(tile::attr::kClusterBlocks))
     return std::nullopt;
   GemmKernel g;
   g.fn = fn;

@@ -316,7 +316,7 @@ struct ConvertTileToCPU
     SmallVector<tile::AllocOp> allocs;
     module.walk([&](Operation *op) {
       if (isa<tile::CopyOp, tile::FillOp, tile::GemmOp, tile::ReduceOp,
-              tile::AtomicAddOp, tile::ParallelOp>(op))
+              tile::AtomicAddOp, tile::ParallelOp, tile::ClusterReduceOp>(op))
         ops.push_back(op);
       else if (auto alloc = dyn_cast<tile::AllocOp>(op))
         allocs.push_back(alloc);
@@ -334,6 +334,16 @@ struct ConvertTileToCPU
         cpu::lowerAtomicAdd(o);
       else if (auto o = dyn_cast<tile::ParallelOp>(op))
         cpu::lowerParallel(o, vectorBits);
+      else if (auto o = dyn_cast<tile::ClusterReduceOp>(op)) {
+        auto blocks =
+            o->getParentOfType<func::FuncOp>()->getAttrOfType<IntegerAttr>(
+                tile::attr::kClusterBlocks);
+        if (!blocks) {
+          o.emitError("cluster_reduce in a kernel without cluster(...)");
+          return signalPassFailure();
+        }
+        cpu::lowerClusterReduce(o, blocks.getInt());
+      }
     }
     // Tiles live on the stack of the thread that runs the block.
     llvm::DenseMap<Operation *, int64_t> tileBytes;

@@ -120,7 +120,8 @@ struct TileGPUKernelABI
         kernel->getAttrOfType<IntegerAttr>(tile::attr::kThreads).getInt();
     func.setKnownBlockSizeAttr(
         b.getDenseI32ArrayAttr({static_cast<int32_t>(threads), 1, 1}));
-    for (StringRef name : {tile::attr::kThreads, tile::attr::kGridRank})
+    for (StringRef name : {tile::attr::kThreads, tile::attr::kGridRank,
+                           tile::attr::kClusterBlocks})
       if (Attribute a = kernel->getAttr(name))
         func->setAttr(name, a);
 

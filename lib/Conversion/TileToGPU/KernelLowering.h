@@ -139,6 +139,8 @@ public:
   int64_t threads;
   const GPUTargetInfo &target;
   mlir::Value tid; ///< index
+  /// Blocks per cluster (tile.cluster_blocks; 1: no clusters).
+  int64_t clusterBlocks = 1;
   /// A persistent kernel's consumer tile loop and the thread index its body
   /// uses instead of `tid` (the target's opaque copy, taken per tile):
   /// what the body computes from the thread index (shared addresses of
@@ -236,6 +238,11 @@ public:
   /// when they serve, FMAs otherwise.
   void lowerGemm(tile::GemmOp op);
   void lowerAtomicAdd(tile::AtomicAddOp op);
+  /// Through the reduction scratch: each thread writes its slots, the
+  /// cluster synchronizes, each thread combines its slots' values from
+  /// every block in rank order (the same bits everywhere) and the cluster
+  /// synchronizes again before the scratch is reused (ClusterReduce.cpp).
+  void lowerClusterReduce(tile::ClusterReduceOp op);
   /// atomic_add of a fragment whose layout gives each thread runs of
   /// consecutive elements: one vector atomic per run where the target has
   /// them (GPUTargetInfo::vectorAtomicAddWidth) and the run is in bounds

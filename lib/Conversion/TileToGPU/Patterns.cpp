@@ -60,6 +60,7 @@ void gpu_lowering::populateTileToGPUPatterns(RewritePatternSet &patterns,
            TileOpLowering<tile::ParallelOp, &KernelLowering::lowerParallel>,
            TileOpLowering<tile::ReduceOp, &KernelLowering::lowerReduce>,
            TileOpLowering<tile::GemmOp, &KernelLowering::lowerGemm>,
-           TileOpLowering<tile::AtomicAddOp, &KernelLowering::lowerAtomicAdd>>(
-          ctx, k);
+           TileOpLowering<tile::AtomicAddOp, &KernelLowering::lowerAtomicAdd>,
+           TileOpLowering<tile::ClusterReduceOp,
+                          &KernelLowering::lowerClusterReduce>>(ctx, k);
 }

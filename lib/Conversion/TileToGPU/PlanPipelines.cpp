@@ -149,7 +149,8 @@ struct TilePlanPipelines
 
   /// A warp-specialized kernel becomes persistent (tile.walks_tiles on its
   /// loop): its blocks walk the grid's tiles, so that the producer fills
-  /// the next tile's stages while the consumers finish one. Only on 2-D and
+  /// the next tile's stages while the consumers finish one. Not with
+  /// `cluster(...)`; only on 2-D and
   /// 3-D grids whose blocks all run the loop equally often (a fixed walk
   /// balances equal tiles only: flash_attention.tl's causal loop, which
   /// ends at the diagonal, keeps a block per tile, started by the hardware
@@ -161,6 +162,10 @@ struct TilePlanPipelines
   void walkTiles(gpu::GPUFuncOp func, const GPUTargetInfo *info) {
     auto rank = func->getAttrOfType<IntegerAttr>(tile::attr::kGridRank);
     if (!info || !rank || rank.getInt() < 2 || rank.getInt() > 3)
+      return;
+    // The blocks of a `cluster(...)` kernel are its clusters' members: a
+    // block index stands for one.
+    if (func->hasAttr(tile::attr::kClusterBlocks))
       return;
     int64_t consumers =
         func->getAttrOfType<IntegerAttr>(tile::attr::kThreads).getInt();

@@ -108,6 +108,18 @@ public:
   /// Every thread of every block of the cluster: waits for all of them;
   /// what each did before (barrier set-up included) is then visible to all.
   virtual void clusterSync(mlir::OpBuilder &b, mlir::Location loc) const {}
+  /// The `type` value at byte `address` (an index into shared memory) of
+  /// block `rank` (an index) of this block's cluster. Only where
+  /// hasClusters().
+  virtual mlir::Value loadClusterShared(mlir::OpBuilder &b, mlir::Location loc,
+                                        mlir::Type type, mlir::Value address,
+                                        mlir::Value rank) const {
+    return {};
+  }
+  /// Marks `func` as launched in clusters of `blocks` blocks along x (a
+  /// kernel with tile.cluster_blocks; only where hasClusters()).
+  virtual void setClusterShape(mlir::gpu::GPUFuncOp func,
+                               int64_t blocks) const {}
 
   /// One thread: starts copying the window of `copy` at `srcIndex` into
   /// `dst` (a buffer of its destination), completing on `barrier`. With

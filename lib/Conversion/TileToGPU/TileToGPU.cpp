@@ -76,6 +76,33 @@ struct ConvertTileToGPU
         return signalPassFailure();
   }
 
+  /// A kernel with `cluster(c)`, c > 1, runs in clusters where the target
+  /// has them; its cluster reductions combine register fragments.
+  LogicalResult checkClusters(gpu::GPUFuncOp func, KernelLowering &k) {
+    auto blocks = func->getAttrOfType<IntegerAttr>(tile::attr::kClusterBlocks);
+    k.clusterBlocks = blocks ? blocks.getInt() : 1;
+    if (k.clusterBlocks > 1) {
+      if (!target->hasClusters())
+        return func.emitError()
+               << "kernel '" << func.getName().drop_front(4)
+               << "' asks for clusters of " << k.clusterBlocks << " blocks; "
+               << target->target.getArch() << " runs no thread block clusters";
+      target->setClusterShape(func, k.clusterBlocks);
+    }
+    WalkResult bad = func.walk([&](tile::ClusterReduceOp op) {
+      if (!blocks) {
+        op.emitError("cluster_reduce in a kernel without cluster(...)");
+        return WalkResult::interrupt();
+      }
+      if (k.clusterBlocks > 1 && !k.fragment(op.getTile())) {
+        op.emitError("cluster_reduce needs a fragment held in registers");
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    return failure(bad.wasInterrupted());
+  }
+
   LogicalResult lowerBody(gpu::GPUFuncOp func) {
     int64_t threads =
         func->getAttrOfType<IntegerAttr>(tile::attr::kThreads).getInt();
@@ -247,6 +274,8 @@ struct ConvertTileToGPU
               arith::CmpIOp::create(at, op->getLoc(), arith::CmpIPredicate::eq,
                                     k.tid, indexConst(at, op->getLoc(), 0)));
     }
+    if (failed(checkClusters(func, k)))
+      return failure();
     RewritePatternSet patterns(func.getContext());
     populateTileToGPUPatterns(patterns, k);
     walkAndApplyPatterns(func, std::move(patterns));

@@ -177,7 +177,10 @@ public:
     return {"vfmadd", "fmla", "call"}; // x86 FMA, AArch64 FMA, calls
   }
   TargetConstants languageConstants() const override {
-    return {kCPUTileBytesPerBlock, 1};
+    // Clusters run emulated (a thread per block of a cluster): allowed, not
+    // worth asking for.
+    return {kCPUTileBytesPerBlock, 1, /*warpgroupMma=*/0, /*clusterBlocks=*/1,
+            /*maxCluster=*/8};
   }
   llvm::StringRef binaryExtension() const override { return ".o"; }
 

@@ -92,7 +92,8 @@ public:
   llvm::StringRef binaryExtension() const override { return ".fatbin"; }
   llvm::StringRef asmExtension() const override { return ".ptx"; }
   TargetConstants languageConstants() const override {
-    return {maxSharedBytes(), 32, arch == "sm_90a" ? 1 : 0};
+    int64_t clusters = version >= 90 ? 8 : 1;
+    return {maxSharedBytes(), 32, arch == "sm_90a" ? 1 : 0, clusters, clusters};
   }
   std::string archHelp() const override {
     return "sm_90a (default), sm_80, sm_86, sm_89, sm_100a, ... (sm_75 and "

@@ -379,6 +379,16 @@ public:
   void clusterSync(OpBuilder &b, Location loc) const override {
     nvidia::clusterSync(b, loc);
   }
+  Value loadClusterShared(OpBuilder &b, Location loc, Type type, Value address,
+                          Value rank) const override {
+    return nvidia::loadClusterShared(b, loc, type, address, rank);
+  }
+  // .reqnctapercluster: a plain launch then runs the grid in clusters.
+  void setClusterShape(gpu::GPUFuncOp func, int64_t blocks) const override {
+    func->setAttr(NVVM::NVVMDialect::getClusterDimAttrName(),
+                  DenseI32ArrayAttr::get(func.getContext(),
+                                         {static_cast<int32_t>(blocks), 1, 1}));
+  }
   // A producer warpgroup issuing TMA where wgmma computes (sm_90a).
   int64_t producerThreads() const override { return hasWgmma() ? 128 : 0; }
   int64_t consumerRegisters(int64_t consumerThreads) const override {

@@ -118,6 +118,15 @@ void nvidia::clusterSync(OpBuilder &b, Location loc) {
   NVVM::ClusterWaitOp::create(b, loc, /*aligned=*/nullptr);
 }
 
+Value nvidia::loadClusterShared(OpBuilder &b, Location loc, Type type,
+                                Value address, Value rank) {
+  Value local = sharedPointer(b, loc, address);
+  auto clusterPtr = LLVM::LLVMPointerType::get(b.getContext(), 7);
+  Value rank32 = arith::IndexCastUIOp::create(b, loc, b.getI32Type(), rank);
+  Value remote = NVVM::MapaOp::create(b, loc, clusterPtr, local, rank32);
+  return LLVM::LoadOp::create(b, loc, type, remote);
+}
+
 // 64K 32-bit registers per SM; counts are multiples of 8 in [24, 256).
 // setmaxnreg.inc waits for registers the block's other warps gave back
 // (dec): the counts must fit what the block was launched with (168 per

@@ -47,6 +47,11 @@ GPUTargetInfo::ClusterPosition clusterPosition(mlir::OpBuilder &b,
                                                mlir::Location loc);
 /// barrier.cluster.arrive (release) + barrier.cluster.wait (acquire).
 void clusterSync(mlir::OpBuilder &b, mlir::Location loc);
+/// ld.shared::cluster of a `type` value at shared byte `address` (index) of
+/// cluster block `rank` (index), through mapa.
+mlir::Value loadClusterShared(mlir::OpBuilder &b, mlir::Location loc,
+                              mlir::Type type, mlir::Value address,
+                              mlir::Value rank);
 /// The registers per thread a warp-specialized block's consumers take.
 int64_t consumerRegisters(int64_t consumerThreads, int64_t producerThreads);
 /// setmaxnreg: producers keep few registers, consumers share the rest of

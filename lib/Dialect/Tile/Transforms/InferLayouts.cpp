@@ -194,8 +194,8 @@ private:
           if (!user->getParentOfType<ParallelOp>())
             demote(f, "its elements are accessed outside parallel, by every "
                       "thread");
-        } else if (!llvm::isa<CopyOp, FillOp, GemmOp, ReduceOp, AtomicAddOp>(
-                       user)) {
+        } else if (!llvm::isa<CopyOp, FillOp, GemmOp, ReduceOp, AtomicAddOp,
+                              ClusterReduceOp>(user)) {
           demote(f, "it is used by an op that needs it in memory");
         }
       }

@@ -1,13 +1,17 @@
 // softmax_driver.cpp: checks examples/softmax.tl, a row-wise softmax: the
 // kernel softmax, or with -DTLC_SOFTMAX_SPLIT the operation softmax_split
 // (rows split over blocks), with -DTLC_SOFTMAX_ANY the operation
-// softmax_any (one of the two per shape).
+// softmax_any (one of the two per shape), with -DTLC_SOFTMAX_CLUSTER the
+// kernel softmax_cluster (a row over the blocks of a cluster).
 // Build with -DTLC_T_F16 for a kernel compiled with -D T=f16.
 // SOFTMAX_THREADS=N launches on N threads (default: all hardware threads).
 #include "check.h"
 #if defined(TLC_SOFTMAX_SPLIT)
 #include "softmax_split.h"
 #define TLC_SOFTMAX_ENTRY softmax_split
+#elif defined(TLC_SOFTMAX_CLUSTER)
+#include "softmax_cluster.h"
+#define TLC_SOFTMAX_ENTRY softmax_cluster
 #elif defined(TLC_SOFTMAX_ANY)
 #include "softmax_any.h"
 #define TLC_SOFTMAX_ENTRY softmax_any

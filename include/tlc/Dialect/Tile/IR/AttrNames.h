@@ -37,6 +37,10 @@ constexpr llvm::StringLiteral kTarget = "tile.target";
 constexpr llvm::StringLiteral kKernel = "tile.kernel";
 /// i64: threads per block.
 constexpr llvm::StringLiteral kThreads = "tile.threads";
+/// i64: blocks per thread block cluster (`cluster(c)`): blocks x, x + 1,
+/// ... in groups of c run together and tile.cluster_reduce combines their
+/// tiles. Absent: no clusters.
+constexpr llvm::StringLiteral kClusterBlocks = "tile.cluster_blocks";
 /// i64: number of grid dimensions.
 constexpr llvm::StringLiteral kGridRank = "tile.grid_rank";
 /// Dictionary: symbolic dimension -> [argument, dimension] uses.

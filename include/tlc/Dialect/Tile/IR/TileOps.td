@@ -136,6 +136,24 @@ def Tile_ReduceOp : Tile_Op<"reduce"> {
   let hasVerifier = 1;
 }
 
+def Tile_ClusterReduceOp : Tile_Op<"cluster_reduce"> {
+  let summary = "combine a tile element-wise over a thread block cluster";
+  let description = [{
+    In a kernel with `tile.cluster_blocks` = c, every block of a cluster
+    (blocks x, x + 1, ... in groups of c along the grid's x) replaces each
+    element of `tile` with the sum, max or min of that element over the c
+    blocks, combined in block order so that every block gets the same
+    bits. Every thread of every block of the cluster must reach it.
+
+    ```mlir
+    tile.cluster_reduce <max> %m : memref<1xf32>
+    ```
+  }];
+  let arguments = (ins Arg<AnyStaticShapeMemRef, "", [MemRead, MemWrite]>:$tile,
+                       Tile_ReduceKindAttr:$kind);
+  let assemblyFormat = "$kind $tile attr-dict `:` type($tile)";
+}
+
 def Tile_AtomicAddOp : Tile_Op<"atomic_add"> {
   let summary = "atomically add a tile into a window of a tensor";
   let arguments = (ins Arg<AnyStaticShapeMemRef, "", [MemRead]>:$source,
