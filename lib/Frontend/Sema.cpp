@@ -1022,6 +1022,20 @@ void Sema::Impl::checkOperationSteps(
         diags.error(cond->range, "the condition of an operation's 'if' is a "
                                  "bool, got " +
                                      cond->type.str());
+      if (cond->constValue && cond->constValue->kind == ConstValue::Bool) {
+        // A compile-time condition (target_cluster_blocks > 1): both
+        // branches are checked, only the taken one launches.
+        bool taken = cond->constValue->b;
+        size_t before = info.launches.size();
+        checkOperationSteps(info, branch->thenSteps, guards);
+        if (!taken)
+          info.launches.resize(before);
+        before = info.launches.size();
+        checkOperationSteps(info, branch->elseSteps, guards);
+        if (taken)
+          info.launches.resize(before);
+        continue;
+      }
       guards.push_back({cond, true});
       checkOperationSteps(info, branch->thenSteps, guards);
       guards.back().second = false;

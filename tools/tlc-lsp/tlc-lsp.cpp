@@ -41,7 +41,8 @@ llvm::cl::opt<std::string>
     targetName("target",
                llvm::cl::desc("Target whose constants the checks use "
                               "(target_shared_bytes, target_warp_size, "
-                              "target_warpgroup_mma)"),
+                              "target_warpgroup_mma, target_cluster_blocks, "
+                              "target_max_cluster)"),
                llvm::cl::init("cuda"));
 llvm::cl::opt<std::string>
     archName("arch",
@@ -680,10 +681,20 @@ private:
   }
 
   void onCompletion(const CompletionParams &, Callback<CompletionList> reply) {
-    static const char *const tileOps[] = {
-        "copy",       "fill",       "gemm",          "reduce_sum",
-        "reduce_max", "reduce_min", "reduce_absmax", "atomic_add",
-        "atomic_max", "atomic_min", "view"};
+    static const char *const tileOps[] = {"copy",
+                                          "fill",
+                                          "gemm",
+                                          "reduce_sum",
+                                          "reduce_max",
+                                          "reduce_min",
+                                          "reduce_absmax",
+                                          "cluster_reduce_sum",
+                                          "cluster_reduce_max",
+                                          "cluster_reduce_min",
+                                          "atomic_add",
+                                          "atomic_max",
+                                          "atomic_min",
+                                          "view"};
     static const char *const builtins[] = {
         "exp", "exp2", "log", "log2",  "sqrt",   "rsqrt",   "tanh",
         "erf", "sin",  "cos", "floor", "ceil",   "sigmoid", "abs",
@@ -692,8 +703,8 @@ private:
         "kernel",   "tile",      "fn",       "operation", "import", "shared",
         "fragment", "local",     "let",      "var",       "for",    "in",
         "range",    "pipelined", "parallel", "if",        "else",   "return",
-        "grid",     "as",        "threads",  "out",       "inout",  "tune",
-        "where",    "scratch",   "dtype"};
+        "grid",     "as",        "threads",  "cluster",   "out",    "inout",
+        "tune",     "where",     "scratch",  "dtype"};
     static const char *const dtypes[] = {
         "f64", "f32", "f16",  "bf16",   "i64",    "i32", "i16",
         "i8",  "u8",  "bool", "f8e4m3", "f8e5m2", "u4",  "i4"};

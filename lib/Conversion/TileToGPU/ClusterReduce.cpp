@@ -5,6 +5,12 @@
 // block: thread t combines its slot s with slot s of thread t of the other
 // blocks, read from their shared memory, and needs no index arithmetic.
 //
+// One cluster barrier per reduction: reductions alternate between two
+// exchange buffers, so a block writes a buffer again only after the next
+// reduction's barrier, which every block reaches after reading it. The
+// kernel synchronizes the cluster once more before it returns (a block's
+// shared memory must outlive the others' reads).
+//
 //===----------------------------------------------------------------------===//
 #include "KernelLowering.h"
 
@@ -26,17 +32,32 @@ void KernelLowering::lowerClusterReduce(tile::ClusterReduceOp op) {
   Type elem = memrefType(f->slots).getElementType();
   int64_t slots = memrefType(f->slots).getShape()[0];
   int64_t elemBytes = (elem.getIntOrFloatBitWidth() + 7) / 8;
+
+  // This reduction's buffer: parity p at offset + p * bytes; flip p.
+  Value zero = indexConst(b, loc, 0);
+  Value parity = memref::LoadOp::create(b, loc, clusterParity, zero);
+  Value one = indexConst(b, loc, 1);
+  Value next = arith::SubIOp::create(b, loc, one, parity);
+  memref::StoreOp::create(b, loc, next, clusterParity, zero);
+  Value bufferBytes = indexConst(b, loc, clusterExchangeBytes);
+  Value shift = arith::MulIOp::create(b, loc, parity, bufferBytes);
+  Value first = indexConst(b, loc, clusterExchangeOffset);
+  Value offset = arith::AddIOp::create(b, loc, first, shift);
+  auto type = MemRefType::get(
+      {threads * slots}, elem, MemRefLayoutAttrInterface(),
+      gpu::AddressSpaceAttr::get(b.getContext(),
+                                 gpu::GPUDialect::getWorkgroupAddressSpace()));
+  Value buffer =
+      memref::ViewOp::create(b, loc, type, sharedBase, offset, ValueRange{});
+
   // Slot s of thread t at s * threads + t: a warp's reads of one slot are
   // consecutive words.
-  Value buffer = scratch(b, loc, elem, threads * slots);
-  // Other ops' reads of the scratch (a reduction's partials) come first.
-  gpu::BarrierOp::create(b, loc);
   SmallVector<Value> positions;
   for (int64_t s = 0; s < slots; ++s) {
     Value slot = indexConst(b, loc, s);
     Value value = memref::LoadOp::create(b, loc, f->slots, slot);
-    Value first = indexConst(b, loc, s * threads);
-    Value position = arith::AddIOp::create(b, loc, first, tid);
+    Value slotStart = indexConst(b, loc, s * threads);
+    Value position = arith::AddIOp::create(b, loc, slotStart, tid);
     memref::StoreOp::create(b, loc, value, buffer, position);
     positions.push_back(position);
   }
@@ -45,8 +66,8 @@ void KernelLowering::lowerClusterReduce(tile::ClusterReduceOp op) {
   Value bytes = indexConst(b, loc, elemBytes);
   tile::ReduceCombiner combiner{op.getKind(), llvm::isa<FloatType>(elem)};
   for (int64_t s = 0; s < slots; ++s) {
-    Value offset = arith::MulIOp::create(b, loc, positions[s], bytes);
-    Value address = arith::AddIOp::create(b, loc, base, offset);
+    Value byteOffset = arith::MulIOp::create(b, loc, positions[s], bytes);
+    Value address = arith::AddIOp::create(b, loc, base, byteOffset);
     Value combined;
     for (int64_t rank = 0; rank < clusterBlocks; ++rank) {
       Value rankValue = indexConst(b, loc, rank);
@@ -56,7 +77,4 @@ void KernelLowering::lowerClusterReduce(tile::ClusterReduceOp op) {
     Value slot = indexConst(b, loc, s);
     memref::StoreOp::create(b, loc, combined, f->slots, slot);
   }
-  // No block overwrites its scratch (or exits, leaving its shared memory)
-  // while another still reads it.
-  target.clusterSync(b, loc);
 }

@@ -141,6 +141,13 @@ public:
   mlir::Value tid; ///< index
   /// Blocks per cluster (tile.cluster_blocks; 1: no clusters).
   int64_t clusterBlocks = 1;
+  /// The cluster reductions' two exchange buffers in shared memory (after
+  /// the tiles; bytes each) and the per-thread parity (memref<1xindex>)
+  /// that picks one: consecutive reductions alternate, so the cluster
+  /// barrier of one orders the reads of the previous before the writes of
+  /// the next.
+  int64_t clusterExchangeOffset = 0, clusterExchangeBytes = 0;
+  mlir::Value clusterParity;
   /// A persistent kernel's consumer tile loop and the thread index its body
   /// uses instead of `tid` (the target's opaque copy, taken per tile):
   /// what the body computes from the thread index (shared addresses of
@@ -238,10 +245,10 @@ public:
   /// when they serve, FMAs otherwise.
   void lowerGemm(tile::GemmOp op);
   void lowerAtomicAdd(tile::AtomicAddOp op);
-  /// Through the reduction scratch: each thread writes its slots, the
-  /// cluster synchronizes, each thread combines its slots' values from
-  /// every block in rank order (the same bits everywhere) and the cluster
-  /// synchronizes again before the scratch is reused (ClusterReduce.cpp).
+  /// Through the exchange buffer of this reduction's parity: each thread
+  /// writes its slots, the cluster synchronizes, each thread combines its
+  /// slots' values from every block in rank order (the same bits
+  /// everywhere) (ClusterReduce.cpp).
   void lowerClusterReduce(tile::ClusterReduceOp op);
   /// atomic_add of a fragment whose layout gives each thread runs of
   /// consecutive elements: one vector atomic per run where the target has

@@ -89,18 +89,47 @@ struct ConvertTileToGPU
                << target->target.getArch() << " runs no thread block clusters";
       target->setClusterShape(func, k.clusterBlocks);
     }
+    int64_t exchangeBytes = 0;
     WalkResult bad = func.walk([&](tile::ClusterReduceOp op) {
       if (!blocks) {
         op.emitError("cluster_reduce in a kernel without cluster(...)");
         return WalkResult::interrupt();
       }
-      if (k.clusterBlocks > 1 && !k.fragment(op.getTile())) {
+      if (k.clusterBlocks <= 1)
+        return WalkResult::advance();
+      const RegisterFragment *f = k.fragment(op.getTile());
+      if (!f) {
         op.emitError("cluster_reduce needs a fragment held in registers");
         return WalkResult::interrupt();
       }
+      MemRefType slots = memrefType(f->slots);
+      exchangeBytes = std::max(exchangeBytes,
+                               k.threads * slots.getNumElements() *
+                                   ((slots.getElementTypeBitWidth() + 7) / 8));
       return WalkResult::advance();
     });
-    return failure(bad.wasInterrupted());
+    if (bad.wasInterrupted())
+      return failure();
+    if (exchangeBytes == 0)
+      return success();
+    // Two exchange buffers behind the tiles (the reduction scratch goes
+    // behind them), a parity per thread, and the cluster barrier before
+    // every return.
+    k.clusterExchangeBytes = llvm::alignTo(exchangeBytes, 16);
+    k.clusterExchangeOffset = llvm::alignTo(k.sharedTileBytes, 128);
+    k.sharedTileBytes = k.clusterExchangeOffset + 2 * k.clusterExchangeBytes;
+    Block &entry = func.getBody().front();
+    OpBuilder b(&entry, entry.begin());
+    Location loc = func.getLoc();
+    k.clusterParity = memref::AllocaOp::create(
+        b, loc, MemRefType::get({1}, b.getIndexType()));
+    Value zero = indexConst(b, loc, 0);
+    memref::StoreOp::create(b, loc, zero, k.clusterParity, ValueRange{zero});
+    func.walk([&](gpu::ReturnOp ret) {
+      OpBuilder before(ret);
+      target->clusterSync(before, ret.getLoc());
+    });
+    return success();
   }
 
   LogicalResult lowerBody(gpu::GPUFuncOp func) {
