@@ -727,8 +727,10 @@ def softmax_file_cases(cfg, heads):
     return cases
 
 
-def rmsnorm_cases(cfg, heads):
-    T = heads["rmsnorm"]["argdoc"]["X"]["dtype"]
+def rmsnorm_cases(cfg, heads, name="rmsnorm"):
+    """One entry of rmsnorm.tl: the kernel rmsnorm, rmsnorm_cluster (a row
+    over a thread block cluster) or the operation rmsnorm_any."""
+    T = heads[name]["argdoc"]["X"]["dtype"]
     eps = 1e-6
     cases = []
     for (M, N), pad, small in rowwise_sizes():
@@ -751,14 +753,24 @@ def rmsnorm_cases(cfg, heads):
                         fake=fake, vendors=vendors, flops=None,
                         bytes=(2.0 * M * N + N) * DTYPE_SIZES[T],
                         tol=tol_for(T))
-        label = "rmsnorm %s %dx%d%s" % (T, M, N,
-                                        " strided(+%d)" % pad if pad else "")
-        cases.append(Case("rmsnorm", label, small, build, "memory"))
+        label = "%s %s %dx%d%s" % (name, T, M, N,
+                                   " strided(+%d)" % pad if pad else "")
+        cases.append(Case(name, label, small, build, "memory"))
     return cases
 
 
-def layernorm_cases(cfg, heads):
-    T = heads["layernorm"]["argdoc"]["X"]["dtype"]
+def rmsnorm_file_cases(cfg, heads):
+    cases = []
+    for name in ("rmsnorm", "rmsnorm_cluster", "rmsnorm_any"):
+        if name in heads:
+            cases += rmsnorm_cases(cfg, heads, name)
+    return cases
+
+
+def layernorm_cases(cfg, heads, name="layernorm"):
+    """One entry of layernorm.tl: the kernel layernorm, layernorm_cluster
+    or the operation layernorm_any."""
+    T = heads[name]["argdoc"]["X"]["dtype"]
     eps = 1e-5
     cases = []
     for (M, N), pad, small in rowwise_sizes():
@@ -780,10 +792,17 @@ def layernorm_cases(cfg, heads):
                         flops=None,
                         bytes=(2.0 * M * N + 2.0 * N) * DTYPE_SIZES[T],
                         tol=tol_for(T))
-        label = "layernorm %s %dx%d%s" % (T, M, N,
-                                          " strided(+%d)" % pad if pad
-                                          else "")
-        cases.append(Case("layernorm", label, small, build, "memory"))
+        label = "%s %s %dx%d%s" % (name, T, M, N,
+                                   " strided(+%d)" % pad if pad else "")
+        cases.append(Case(name, label, small, build, "memory"))
+    return cases
+
+
+def layernorm_file_cases(cfg, heads):
+    cases = []
+    for name in ("layernorm", "layernorm_cluster", "layernorm_any"):
+        if name in heads:
+            cases += layernorm_cases(cfg, heads, name)
     return cases
 
 
@@ -2154,8 +2173,8 @@ def attention_cases(cfg, heads):
 
 CASES_BY_EXAMPLE = {"gemm.tl": gemm_cases, "linear.tl": linear_cases,
                     "softmax.tl": softmax_file_cases,
-                    "rmsnorm.tl": rmsnorm_cases,
-                    "layernorm.tl": layernorm_cases,
+                    "rmsnorm.tl": rmsnorm_file_cases,
+                    "layernorm.tl": layernorm_file_cases,
                     "elementwise.tl": elementwise_cases,
                     "colsum.tl": colsum_cases,
                     "grouped_gemm.tl": grouped_gemm_cases,

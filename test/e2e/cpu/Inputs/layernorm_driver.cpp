@@ -1,10 +1,25 @@
 // layernorm_driver.cpp: checks examples/layernorm.tl,
 // Y[i, :] = (X[i, :] - mean) * rsqrt(var + eps) * W + B per row.
-// Build with -DTLC_T_BF16 for a kernel compiled with -D T=bf16.
+// Build with -DTLC_T_BF16 for a kernel compiled with -D T=bf16;
+// -DTLC_LAYERNORM_CLUSTER runs the kernel layernorm_cluster (a row over the
+// blocks of a cluster), -DTLC_LAYERNORM_ANY the operation layernorm_any.
+// LAYERNORM_THREADS=N launches on N threads.
 #include "check.h"
+#if defined(TLC_LAYERNORM_CLUSTER)
+#include "layernorm_cluster.h"
+#define TLC_LAYERNORM_ENTRY layernorm_cluster
+#elif defined(TLC_LAYERNORM_ANY)
+#include "layernorm_any.h"
+#define TLC_LAYERNORM_ENTRY layernorm_any
+#else
 #include "layernorm.h"
+#define TLC_LAYERNORM_ENTRY layernorm
+#endif
+#define TLC_STRINGIFY(x) #x
+#define TLC_NAME(x) TLC_STRINGIFY(x)
 
 #include <algorithm>
+#include <cstdlib>
 
 #ifdef TLC_T_BF16
 using T = check::bfloat16_t;
@@ -30,7 +45,11 @@ int main() {
       {33, 1024, 0, -2, 2, 1e-5f}, {257, 3, 1, -2, 2, 1e-5f},
       {16, 256, 0, -2, 2, 0.5f},   {9, 1000, 0, 299, 301, 1e-5f, 1e-4},
       {5, 4099, 3, -2, 2, 1e-5f}};
-  std::string name = std::string("layernorm.") + check::Elem<T>::name;
+  std::string name =
+      std::string(TLC_NAME(TLC_LAYERNORM_ENTRY)) + "." + check::Elem<T>::name;
+  tlc::LaunchOptions options;
+  if (const char *threads = std::getenv("LAYERNORM_THREADS"))
+    options.num_threads = std::atoi(threads);
   for (const Case &c : cases) {
     const int64_t M = c.M, N = c.N;
     std::string size = check::sizeStr({M, N});
@@ -40,8 +59,9 @@ int main() {
     W.fillRandom(rng, 0.5f, 1.5f);
     B.fillRandom(rng, -1.0f, 1.0f);
     Y.poison();
-    if (!checker.launched(tlc::kernels::layernorm(X.view(), W.view(), B.view(),
-                                                  Y.view(), c.eps),
+    if (!checker.launched(tlc::kernels::TLC_LAYERNORM_ENTRY(X.view(), W.view(),
+                                                            B.view(), Y.view(),
+                                                            c.eps, options),
                           name, size))
       continue;
     std::vector<double> ref(M * N);
