@@ -717,14 +717,23 @@ def softmax_cases(cfg, heads, name="softmax"):
     return cases
 
 
-def softmax_file_cases(cfg, heads):
-    """softmax.tl: the kernel, and the operations softmax_split (rows over
-    several blocks) and softmax_any (one of the two per shape)."""
+def entry_cases(cfg, heads, cases_of, names):
+    """The checks of each entry of an example file (kernels and operations
+    named `names`) that the configuration's stubs have."""
     cases = []
-    for name in ("softmax", "softmax_split", "softmax_cluster", "softmax_any"):
+    for name in names:
         if name in heads:
-            cases += softmax_cases(cfg, heads, name)
+            cases += cases_of(cfg, heads, name)
     return cases
+
+
+def softmax_file_cases(cfg, heads):
+    """softmax.tl: the kernels softmax and softmax_cluster (a row over a
+    thread block cluster), the operations softmax_split (rows over several
+    blocks) and softmax_any (one of them per shape)."""
+    return entry_cases(cfg, heads, softmax_cases,
+                       ("softmax", "softmax_split", "softmax_cluster",
+                        "softmax_any"))
 
 
 def rmsnorm_cases(cfg, heads, name="rmsnorm"):
@@ -760,11 +769,8 @@ def rmsnorm_cases(cfg, heads, name="rmsnorm"):
 
 
 def rmsnorm_file_cases(cfg, heads):
-    cases = []
-    for name in ("rmsnorm", "rmsnorm_cluster", "rmsnorm_any"):
-        if name in heads:
-            cases += rmsnorm_cases(cfg, heads, name)
-    return cases
+    return entry_cases(cfg, heads, rmsnorm_cases,
+                       ("rmsnorm", "rmsnorm_cluster", "rmsnorm_any"))
 
 
 def layernorm_cases(cfg, heads, name="layernorm"):
@@ -799,11 +805,8 @@ def layernorm_cases(cfg, heads, name="layernorm"):
 
 
 def layernorm_file_cases(cfg, heads):
-    cases = []
-    for name in ("layernorm", "layernorm_cluster", "layernorm_any"):
-        if name in heads:
-            cases += layernorm_cases(cfg, heads, name)
-    return cases
+    return entry_cases(cfg, heads, layernorm_cases,
+                       ("layernorm", "layernorm_cluster", "layernorm_any"))
 
 
 def elementwise_cases(cfg, heads):
