@@ -288,11 +288,16 @@ void Sema::Impl::checkKernel(KernelDecl *k) {
                                       ? k->grid.size()
                                       : 0],
                 "more block indices than grid dimensions");
+  clusterVarying.clear();
+  clusterVaryingControl.clear();
   for (size_t i = 0; i < k->blockVars.size(); ++i) {
     Symbol *s = declare(SymbolKind::BlockIndex, k->blockVars[i],
                         k->blockVarRanges[i], Type::intTy());
     s->index = i;
     k->blockSymbols.push_back(s);
+    // The blocks of a cluster differ in x only.
+    if (k->cluster && i == 0)
+      clusterVarying.insert(s);
   }
   if (k->threads) {
     auto v = constInt(k->threads.get(), "threads");
@@ -1004,6 +1009,11 @@ void Sema::Impl::checkOperation(OperationDecl *o) {
                         "' is not passed to any kernel");
   if (!anyLaunch(o->steps))
     diags.error(o->nameRange, "operation '" + o->name + "' launches no kernel");
+  else if (info.launches.empty() && diags.errorCount() == 0)
+    diags.error(o->nameRange,
+                "operation '" + o->name +
+                    "' launches no kernel here: every launch is under a "
+                    "compile-time condition that is false");
   kernel = nullptr;
 }
 

@@ -340,6 +340,20 @@ struct Sema::Impl {
   /// Checks the `tune` clause and enumerates its points into `info`.
   void checkTune(KernelDecl *k, KernelInfo &info);
   void checkCluster(KernelDecl *k, KernelInfo &info);
+
+  // Cluster reductions must be reached by every block of a cluster: in a
+  // kernel with cluster(...), the values that may differ between its
+  // blocks (the x block index, what is computed from it, tile elements)
+  // and the conditions and loop bounds made of them that enclose the
+  // statements being checked (innermost last).
+  std::set<const Symbol *> clusterVarying;
+  std::vector<const Expr *> clusterVaryingControl;
+  /// The part of `e` that may differ between the blocks of a cluster (a
+  /// name or a tile element), or null.
+  const Expr *clusterVaryingPart(const Expr *e) const;
+  /// Marks `sym` as differing between a cluster's blocks when `value` may,
+  /// or when it is set under a condition that may.
+  void noteClusterVarying(const Symbol *sym, const Expr *value);
   /// Whether the constraint admits `point`: the parameters are bound again
   /// (defaults that depend on a tuned parameter follow it) in a new scope.
   bool tunePointAdmitted(KernelDecl *k, const TunePoint &point);

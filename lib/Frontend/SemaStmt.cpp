@@ -117,6 +117,7 @@ void Sema::Impl::checkLet(LetStmt *s) {
   }
   s->symbol = declare(s->isMutable ? SymbolKind::Var : SymbolKind::Let, s->name,
                       s->nameRange, t);
+  noteClusterVarying(s->symbol, s->init.get());
   if (!s->isMutable && s->init && s->init->constValue && !t.isInvalid())
     s->symbol->constValue = s->init->constValue;
 }
@@ -133,6 +134,7 @@ void Sema::Impl::checkAssign(AssignStmt *s) {
     }
     n->symbol = sym;
     n->type = sym->type;
+    noteClusterVarying(sym, s->value.get());
     if (sym->kind != SymbolKind::Var) {
       diags.error(n->range,
                   "cannot assign to '" + n->name + "': it is not a 'var'");
@@ -242,10 +244,19 @@ void Sema::Impl::checkFor(ForStmt *s) {
   (void)ok;
   pushScope();
   s->symbol = declare(SymbolKind::LoopVar, s->var, s->varRange, Type::intTy());
+  const Expr *varying = nullptr;
+  for (const ExprPtr &a : s->args)
+    if (!varying)
+      varying = clusterVaryingPart(a.get());
+  if (varying)
+    clusterVaryingControl.push_back(varying);
+  noteClusterVarying(s->symbol, nullptr);
   int64_t outerCopies = unrolledCopies;
   unrolledCopies *= unroll;
   checkBlock(s->body.get());
   unrolledCopies = outerCopies;
+  if (varying)
+    clusterVaryingControl.pop_back();
   popScope();
 }
 
@@ -304,9 +315,71 @@ void Sema::Impl::checkIf(IfStmt *s) {
   Type c = checkExpr(s->cond.get());
   if (!c.isInvalid() && !c.isBool())
     diags.error(s->cond->range, "condition must be a bool, got " + c.str());
+  const Expr *varying = clusterVaryingPart(s->cond.get());
+  if (varying)
+    clusterVaryingControl.push_back(varying);
   checkBlock(s->thenBody.get());
   if (s->elseBody)
     checkStmt(s->elseBody.get());
+  if (varying)
+    clusterVaryingControl.pop_back();
+}
+
+const Expr *Sema::Impl::clusterVaryingPart(const Expr *e) const {
+  if (!e || clusterVarying.empty())
+    return nullptr;
+  auto first = [&](std::initializer_list<const Expr *> parts) -> const Expr * {
+    for (const Expr *p : parts)
+      if (const Expr *v = clusterVaryingPart(p))
+        return v;
+    return nullptr;
+  };
+  switch (e->kind) {
+  case ExprKind::IntLit:
+  case ExprKind::FloatLit:
+  case ExprKind::BoolLit:
+    return nullptr;
+  case ExprKind::Name: {
+    const Symbol *sym = static_cast<const NameExpr *>(e)->symbol;
+    return sym && clusterVarying.count(sym) ? e : nullptr;
+  }
+  case ExprKind::Unary:
+    return first({static_cast<const UnaryExpr *>(e)->operand.get()});
+  case ExprKind::Binary: {
+    auto *b = static_cast<const BinaryExpr *>(e);
+    return first({b->lhs.get(), b->rhs.get()});
+  }
+  case ExprKind::Ternary: {
+    auto *t = static_cast<const TernaryExpr *>(e);
+    return first({t->cond.get(), t->trueValue.get(), t->falseValue.get()});
+  }
+  case ExprKind::Call:
+    for (const ExprPtr &a : static_cast<const CallExpr *>(e)->args)
+      if (const Expr *v = clusterVaryingPart(a.get()))
+        return v;
+    return nullptr;
+  case ExprKind::Index: {
+    auto *index = static_cast<const IndexExpr *>(e);
+    // A tile's elements are the block's own data.
+    if (index->base->type.kind == TypeKind::Tile)
+      return e;
+    for (const ExprPtr &i : index->indices)
+      if (const Expr *v = clusterVaryingPart(i.get()))
+        return v;
+    return nullptr;
+  }
+  case ExprKind::Slice: {
+    auto *slice = static_cast<const SliceExpr *>(e);
+    return first({slice->lo.get(), slice->hi.get()});
+  }
+  }
+  return nullptr;
+}
+
+void Sema::Impl::noteClusterVarying(const Symbol *sym, const Expr *value) {
+  if (sym && !clusterVarying.empty() &&
+      (!clusterVaryingControl.empty() || clusterVaryingPart(value)))
+    clusterVarying.insert(sym);
 }
 
 void Sema::Impl::checkReturn(ReturnStmt *s) {

@@ -555,6 +555,18 @@ bool Sema::Impl::checkClusterReduce(CallExpr *e) {
                                        " tiles over a cluster");
     return false;
   }
+  if (!clusterVaryingControl.empty()) {
+    const Expr *why = clusterVaryingControl.back();
+    diags.error(e->calleeRange,
+                "'" + e->callee +
+                    "' under a condition or loop bound that may differ "
+                    "between the blocks of a cluster: every block of a "
+                    "cluster must reach each cluster reduction");
+    diags.note(why->range.Start,
+               "this differs between the blocks of a cluster (the x block "
+               "index, a value computed from it, or a tile's data)");
+    return false;
+  }
   if (kernel && !kernel->decl->cluster) {
     diags.error(e->calleeRange, "'" + e->callee +
                                     "' needs a kernel with cluster(...) after "

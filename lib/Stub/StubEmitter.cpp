@@ -117,12 +117,17 @@ private:
                    "int64_t tlc_gz");
     // What the kernel's cluster reductions call: weak, so that the stubs of
     // several kernels link into one program.
+    // (Guarded: several such stubs may share a translation unit, --bundle
+    // or a tuned kernel's variants.)
     if (k.cluster > 1)
-      os << "extern \"C\" __attribute__((weak)) void *\n"
+      os << "#ifndef TLC_CPU_CLUSTER_FUNCTIONS_DEFINED\n"
+            "#define TLC_CPU_CLUSTER_FUNCTIONS_DEFINED\n"
+            "extern \"C\" __attribute__((weak)) void *\n"
             "tlc_cpu_cluster_exchange(void *tile, int64_t bytes) {\n"
             "  return tlc::runtime::clusterExchange(tile, bytes);\n}\n"
             "extern \"C\" __attribute__((weak)) void tlc_cpu_cluster_sync() "
-            "{\n  tlc::runtime::clusterSync();\n}\n";
+            "{\n  tlc::runtime::clusterSync();\n}\n"
+            "#endif\n";
     os << "\n";
 
     emitCxxEntry(os, [&](llvm::raw_ostream &os) { emitBody(os); });
@@ -208,7 +213,7 @@ private:
     const std::string &name = k.name;
     std::string c = std::to_string(k.cluster);
     os << "    const int64_t tlc_cx = tlc_gx / " << c << ";\n"
-       << "    std::atomic<bool> tlc_cluster_failed{false};\n"
+       << "    std::atomic<int> tlc_cluster_run{0}; // the worst ClusterRun\n"
        << "    tlc::runtime::parallelFor(\n"
        << "        tlc_cx * tlc_gy * tlc_gz, options.num_threads, "
           "[&](int64_t tlc_cluster) {\n"
@@ -216,18 +221,29 @@ private:
        << ";\n"
        << "          const int64_t tlc_by = tlc_cluster / tlc_cx % tlc_gy;\n"
        << "          const int64_t tlc_bz = tlc_cluster / (tlc_cx * tlc_gy);\n"
-       << "          if (!tlc::runtime::runCluster(" << c
+       << "          const int tlc_run = static_cast<int>(\n"
+       << "              tlc::runtime::runCluster(" << c
        << ", [&](int64_t tlc_rank) {\n"
        << "                _mlir_ciface_tlc_block_" << name << "(" << args
        << "tlc_x0 + tlc_rank, tlc_by, tlc_bz);\n"
-       << "              }))\n"
-       << "            tlc_cluster_failed = true;\n"
+       << "              }));\n"
+       << "          int tlc_seen = tlc_cluster_run.load();\n"
+       << "          while (tlc_run > tlc_seen &&\n"
+       << "                 !tlc_cluster_run.compare_exchange_weak(tlc_seen, "
+          "tlc_run)) {\n"
+       << "          }\n"
        << "        });\n"
-       << "    if (tlc_cluster_failed)\n"
+       << "    if (tlc_cluster_run == static_cast<int>("
+          "tlc::runtime::ClusterRun::BlockReturnedEarly))\n"
        << "      return tlc::Status{TLC_ERR_RUNTIME, \"" << name
        << ": a block of a cluster returned while the others waited for it "
           "at a cluster_reduce (every block of a cluster must reach each "
           "one)\"};\n"
+       << "    if (tlc_cluster_run == static_cast<int>("
+          "tlc::runtime::ClusterRun::NoThreads))\n"
+       << "      return tlc::Status{TLC_ERR_RUNTIME, \"" << name
+       << ": cannot start a thread for each block of a cluster of " << c
+       << "\"};\n"
        << "    return tlc::Status{};\n";
   }
 };

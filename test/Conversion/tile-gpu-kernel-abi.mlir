@@ -68,6 +68,31 @@ func.func @grouped(%X: memref<?x?xf32, strided<[?, 1], offset: ?>>)
   return
 }
 
+// The same kernel in clusters of two (tile.cluster_blocks): consecutive
+// blocks along x are a cluster's members, so the block indices stay the
+// hardware's (no groups of rows).
+// CHECK: gpu.func @tlc_clustered
+// CHECK-SAME: tile.cluster_blocks = 2
+// CHECK-NOT: arith.divui
+// CHECK: %[[CBX:.*]] = gpu.block_id x
+// CHECK: %[[CBY:.*]] = gpu.block_id y
+// CHECK-NOT: arith.divui
+// CHECK: arith.addi %[[CBX]], %[[CBY]]
+// CHECK: tile.gemm
+func.func @clustered(%X: memref<?x?xf32, strided<[?, 1], offset: ?>>)
+    attributes {tile.kernel, tile.threads = 128 : i64, tile.grid_rank = 2 : i64, tile.cluster_blocks = 2 : i64} {
+  %c0 = arith.constant 0 : index
+  %bx = tile.block_id 0
+  %by = tile.block_id 1
+  %a = tile.alloc : memref<16x16xf32, #tile.scope<shared>>
+  %acc = tile.alloc : memref<16x16xf32, #tile.scope<fragment>>
+  %i = arith.addi %bx, %by : index
+  tile.copy %X[%i, %c0] to %a : memref<?x?xf32, strided<[?, 1], offset: ?>>, memref<16x16xf32, #tile.scope<shared>>
+  tile.gemm %a, %a, %acc {clear} : memref<16x16xf32, #tile.scope<shared>>, memref<16x16xf32, #tile.scope<shared>>, memref<16x16xf32, #tile.scope<fragment>>
+  tile.copy %acc to %X[%i, %c0] : memref<16x16xf32, #tile.scope<fragment>>, memref<?x?xf32, strided<[?, 1], offset: ?>>
+  return
+}
+
 // Every use of a symbolic dimension has the same extent (the stub checks):
 // X's and Y's N (tile.dims) both read X's parameter; Y's own stays unused.
 // CHECK: gpu.func @tlc_shared_dims(%[[SX:.*]]: memref<1xf32>, %[[SXM:.*]]: i64, %[[SXN:.*]]: i64, %{{.*}}: i64, %{{.*}}: i64, %[[SY:.*]]: memref<1xf32>, %[[SYN:.*]]: i64, %{{.*}}: i64)

@@ -159,3 +159,30 @@ func.func @sized(%A: memref<?x?xbf16, strided<[?, 1], offset: ?>>, %B: memref<?x
   tile.copy %acc to %C[%c0, %c0] : memref<128x256xf32, #tile.scope<fragment>>, memref<?x?xbf16, strided<[?, 1], offset: ?>>
   return
 }
+
+// -----
+
+// A kernel of clusters (tile.cluster_blocks) is neither warp-specialized
+// nor persistent: a producer warpgroup looping on its own could not join
+// the cluster's barriers, and a block index stands for a cluster member.
+// CHECK-LABEL: gpu.func @tlc_clustered
+// CHECK: } {tile.pipeline_stages = 4 : i64, tile.stages = 4 : i64}
+func.func @clustered(%A: memref<?x?xbf16, strided<[?, 1], offset: ?>>, %B: memref<?x?xbf16, strided<[?, 1], offset: ?>>, %C: memref<?x?xbf16, strided<[?, 1], offset: ?>>, %n: index)
+    attributes {tile.kernel, tile.grid_rank = 3 : i64, tile.threads = 256 : i64, tile.cluster_blocks = 2 : i64} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %cst = arith.constant 0.0 : f32
+  %acc = tile.alloc : memref<128x256xf32, #tile.scope<fragment>>
+  %Bs = tile.alloc : memref<64x256xbf16, #tile.scope<shared>>
+  %As = tile.alloc : memref<128x64xbf16, #tile.scope<shared>>
+  tile.fill %acc, %cst : memref<128x256xf32, #tile.scope<fragment>>, f32
+  scf.for %k = %c0 to %n step %c1 {
+    %k0 = arith.muli %k, %c64 : index
+    tile.copy %A[%c0, %k0] to %As : memref<?x?xbf16, strided<[?, 1], offset: ?>>, memref<128x64xbf16, #tile.scope<shared>>
+    tile.copy %B[%k0, %c0] to %Bs : memref<?x?xbf16, strided<[?, 1], offset: ?>>, memref<64x256xbf16, #tile.scope<shared>>
+    tile.gemm %As, %Bs, %acc : memref<128x64xbf16, #tile.scope<shared>>, memref<64x256xbf16, #tile.scope<shared>>, memref<128x256xf32, #tile.scope<fragment>>
+  } {tile.stages = 4 : i64}
+  tile.copy %acc to %C[%c0, %c0] : memref<128x256xf32, #tile.scope<fragment>>, memref<?x?xbf16, strided<[?, 1], offset: ?>>
+  return
+}

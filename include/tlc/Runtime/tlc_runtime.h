@@ -784,13 +784,13 @@ inline void pushBlock(const uint32_t *offsets, uint32_t tensors,
 /// `cluster(c)`): runCluster runs them a thread each, and a block's
 /// cluster_reduce publishes its tile (clusterExchange) and waits for the
 /// others (clusterSync). A block that returns while the others wait for it
-/// fails the cluster instead of hanging it.
+/// fails the cluster instead of hanging it; from then on the blocks go on
+/// alone (their results are not used) and share nothing.
 class Cluster {
 public:
   explicit Cluster(int64_t size) : size(size) {}
 
-  /// Waits until every block has arrived; false when a block returned
-  /// instead (the cluster failed).
+  /// Waits until every block has arrived; false when the cluster failed.
   bool arrive() {
     std::unique_lock<std::mutex> lock(mutex);
     if (failed)
@@ -810,10 +810,14 @@ public:
     return false;
   }
   /// Publishes `bytes` of block `rank` and returns every block's, block 0's
-  /// first, once all have published (the same `bytes` in each block).
+  /// first, once all have published (the same `bytes` in each block). In a
+  /// failed cluster: `size` copies of the block's own bytes, in a buffer of
+  /// the calling thread (the shared one may still be read).
   void *exchange(int64_t rank, const void *values, int64_t bytes) {
     {
       std::lock_guard<std::mutex> lock(mutex);
+      if (failed)
+        return alone(values, bytes);
       // The last exchange's readers are done (clusterSync): resizing moves
       // nothing anybody reads.
       if (copies.size() < static_cast<size_t>(size * bytes))
@@ -821,7 +825,8 @@ public:
       std::memcpy(copies.data() + rank * bytes, values,
                   static_cast<size_t>(bytes));
     }
-    arrive();
+    if (!arrive())
+      return alone(values, bytes);
     return copies.data();
   }
   void finish() {
@@ -832,6 +837,14 @@ public:
   bool ok() const { return !failed; }
 
 private:
+  void *alone(const void *values, int64_t bytes) {
+    static thread_local std::vector<char> own;
+    own.resize(static_cast<size_t>(size * bytes));
+    for (int64_t r = 0; r < size; ++r)
+      std::memcpy(own.data() + r * bytes, values, static_cast<size_t>(bytes));
+    return own.data();
+  }
+
   const int64_t size;
   std::mutex mutex;
   std::condition_variable changed;
@@ -851,11 +864,17 @@ inline ClusterMember &currentClusterMember() {
   return member;
 }
 
+/// How runCluster ended.
+enum class ClusterRun {
+  Ok,
+  BlockReturnedEarly, ///< a block returned while the others waited for it
+  NoThreads           ///< the system would not start a thread for a block
+};
+
 /// Runs block(0) ... block(size - 1) of one cluster, each on its own thread
-/// (this one runs block 0). False when a block returned while the others
-/// waited for it at a cluster_reduce.
-inline bool runCluster(int64_t size,
-                       const std::function<void(int64_t)> &block) {
+/// (this one runs block 0), so that a reduction can wait for all of them.
+inline ClusterRun runCluster(int64_t size,
+                             const std::function<void(int64_t)> &block) {
   Cluster cluster(size);
   auto run = [&](int64_t rank) {
     ClusterMember saved = currentClusterMember();
@@ -865,12 +884,26 @@ inline bool runCluster(int64_t size,
     cluster.finish();
   };
   std::vector<std::thread> others;
-  for (int64_t rank = 1; rank < size; ++rank)
-    others.emplace_back(run, rank);
-  run(0);
+  others.reserve(static_cast<size_t>(size));
+  bool started = true;
+  for (int64_t rank = 1; rank < size && started; ++rank) {
+    try {
+      others.emplace_back(run, rank);
+    } catch (const std::system_error &) {
+      // The blocks that could not start count as returned: the ones
+      // already running fail their next reduction instead of waiting.
+      started = false;
+      for (int64_t missing = rank; missing < size; ++missing)
+        cluster.finish();
+    }
+  }
+  if (started)
+    run(0);
   for (std::thread &t : others)
     t.join();
-  return cluster.ok();
+  if (!started)
+    return ClusterRun::NoThreads;
+  return cluster.ok() ? ClusterRun::Ok : ClusterRun::BlockReturnedEarly;
 }
 
 /// tlc_cpu_cluster_exchange / tlc_cpu_cluster_sync, which CPU kernels with

@@ -182,12 +182,15 @@ struct TileGPUKernelABI
     ret->erase();
     // Blocks of a 2-D grid that multiply tiles run in groups of rows
     // (rasterization for L2 reuse; any order of independent blocks is
-    // valid).
+    // valid). Not the blocks of clusters: consecutive blocks along x are a
+    // cluster's members.
     SmallVector<Value> grouped;
     auto rank = func->getAttrOfType<IntegerAttr>(tile::attr::kGridRank);
+    auto cluster = func->getAttrOfType<IntegerAttr>(tile::attr::kClusterBlocks);
     bool hasGemm = false;
     func.walk([&](tile::GemmOp) { hasGemm = true; });
-    if (rank && rank.getInt() == 2 && hasGemm) {
+    if (rank && rank.getInt() == 2 && hasGemm &&
+        !(cluster && cluster.getInt() > 1)) {
       b.setInsertionPointToStart(&entry);
       grouped = groupedBlockIds(b, loc);
     }

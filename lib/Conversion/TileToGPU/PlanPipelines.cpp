@@ -103,8 +103,11 @@ struct TilePlanPipelines
     // With one warpgroup of consumers two blocks share an SM and hide each
     // other's latency better than a producer would (measured on the H200);
     // from two on, a block fills the SM's registers anyway.
+    // A cluster's reductions synchronize every thread of its blocks, which
+    // a producer warpgroup looping on its own would never join.
     if (!producers || threads < 2 * producers ||
-        threads + producers > maxThreads || pipelines.size() != 1)
+        threads + producers > maxThreads || pipelines.size() != 1 ||
+        func->hasAttr(tile::attr::kClusterBlocks))
       return;
     PipelinedLoop p = pipelines.front();
     if (p.loop->getBlock() != &func.getBody().front() ||
