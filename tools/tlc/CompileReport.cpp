@@ -232,6 +232,7 @@ void CompileReport::collect(ModuleOp module) {
     k.name = tile::kernelSourceName(fn.getName()).str();
     k.location = locationText(fn.getLoc());
     k.threads = intAttr(fn, tile::attr::kThreads);
+    k.clusterBlocks = intAttr(fn, tile::attr::kClusterBlocks, 1);
     k.blockThreads = intAttr(fn, tile::attr::kBlockThreads);
     k.sharedBytes = intAttr(fn, tile::attr::kSharedBytes, -1);
     llvm::StringRef base = llvm::StringRef(k.name).split('$').first;
@@ -373,6 +374,8 @@ void CompileReport::printText(llvm::raw_ostream &os) const {
     os << "\n  threads " << k.threads;
     if (k.blockThreads > k.threads)
       os << " (" << k.blockThreads << " per block with producer warps)";
+    if (k.clusterBlocks > 1)
+      os << ", clusters of " << k.clusterBlocks << " blocks";
     if (k.sharedBytes >= 0)
       os << ", shared memory " << k.sharedBytes << " bytes";
     os << "\n";
@@ -482,6 +485,7 @@ llvm::json::Value CompileReport::toJSON() const {
         {"params", paramsJSON(k.params)},
         {"threads", k.threads},
         {"block_threads", std::max(k.blockThreads, k.threads)},
+        {"cluster_blocks", k.clusterBlocks},
         {"shared_bytes", k.sharedBytes},
         {"tiles", std::move(tiles)},
         {"pipelined_loops", std::move(loops)},

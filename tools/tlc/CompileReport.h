@@ -77,6 +77,7 @@ private:
   struct Kernel {
     std::string name, location;
     int64_t threads = 0, blockThreads = 0, sharedBytes = -1;
+    int64_t clusterBlocks = 1; // cluster(C): blocks per cluster
     std::vector<std::pair<std::string, std::string>> params;
     std::vector<Tile> tiles;
     std::vector<Loop> loops;
