@@ -1007,6 +1007,7 @@ void Sema::Impl::checkOperation(OperationDecl *o) {
       diags.warning(info.scratch[j]->range.Start,
                     "scratch tensor '" + info.scratch[j]->name +
                         "' is not passed to any kernel");
+  dropUnlaunchedScratch(info);
   if (!anyLaunch(o->steps))
     diags.error(o->nameRange, "operation '" + o->name + "' launches no kernel");
   else if (info.launches.empty() && diags.errorCount() == 0)
@@ -1015,6 +1016,26 @@ void Sema::Impl::checkOperation(OperationDecl *o) {
                     "' launches no kernel here: every launch is under a "
                     "compile-time condition that is false");
   kernel = nullptr;
+}
+
+void Sema::Impl::dropUnlaunchedScratch(OperationInfo &info) {
+  std::vector<bool> launched(info.scratch.size(), false);
+  for (const OperationLaunch &l : info.launches)
+    for (const LaunchArg &a : l.args)
+      if (a.kind == LaunchArg::Scratch)
+        launched[a.index] = true;
+  std::vector<unsigned> renumbered(info.scratch.size(), 0);
+  std::vector<const ScratchDecl *> kept;
+  for (size_t j = 0; j < info.scratch.size(); ++j)
+    if (launched[j]) {
+      renumbered[j] = kept.size();
+      kept.push_back(info.scratch[j]);
+    }
+  for (OperationLaunch &l : info.launches)
+    for (LaunchArg &a : l.args)
+      if (a.kind == LaunchArg::Scratch)
+        a.index = renumbered[a.index];
+  info.scratch = std::move(kept);
 }
 
 void Sema::Impl::checkOperationSteps(

@@ -340,6 +340,9 @@ struct Sema::Impl {
   /// Checks the `tune` clause and enumerates its points into `info`.
   void checkTune(KernelDecl *k, KernelInfo &info);
   void checkCluster(KernelDecl *k, KernelInfo &info);
+  /// Drops the scratch tensors no remaining launch takes (those of launches
+  /// under a compile-time condition that is false): they are not allocated.
+  void dropUnlaunchedScratch(OperationInfo &info);
 
   // Cluster reductions must be reached by every block of a cluster: in a
   // kernel with cluster(...), the values that may differ between its
