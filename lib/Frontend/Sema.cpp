@@ -316,8 +316,8 @@ void Sema::Impl::checkCluster(KernelDecl *k, KernelInfo &info) {
   auto c = constInt(k->cluster.get(), "cluster");
   if (!c)
     return;
-  // The largest cluster the target runs (emulated on the CPU); absent when
-  // no target is known: any cluster CUDA allows portably.
+  // The largest cluster the target runs (or emulates); absent when no
+  // target is known: the largest any target accepts.
   auto limit = constants.find("target_max_cluster");
   int64_t most = limit == constants.end() ? 8 : limit->second;
   if (*c < 1 || *c > 8) {
@@ -329,8 +329,8 @@ void Sema::Impl::checkCluster(KernelDecl *k, KernelInfo &info) {
   if (*c > most) {
     diags.error(k->cluster->range,
                 "cluster(" + std::to_string(*c) +
-                    "): this target runs no thread block clusters (CUDA "
-                    "sm_90 and later do, the CPU emulates them); "
+                    "): this target runs no thread block clusters (docs/"
+                    "language.md 5.5.1 lists the targets that do); "
                     "target_max_cluster is " +
                     std::to_string(most));
     return;
