@@ -316,14 +316,16 @@ void Sema::Impl::checkCluster(KernelDecl *k, KernelInfo &info) {
   auto c = constInt(k->cluster.get(), "cluster");
   if (!c)
     return;
+  // Clusters of up to 8 blocks are portable on the GPUs that have them.
+  constexpr int64_t kMaxClusterBlocks = 8;
   // The largest cluster the target runs (or emulates); absent when no
   // target is known: the largest any target accepts.
   auto limit = constants.find("target_max_cluster");
-  int64_t most = limit == constants.end() ? 8 : limit->second;
-  if (*c < 1 || *c > 8) {
-    diags.error(k->cluster->range,
-                "cluster must be between 1 and 8 blocks, got " +
-                    std::to_string(*c));
+  int64_t most = limit == constants.end() ? kMaxClusterBlocks : limit->second;
+  if (*c < 1 || *c > kMaxClusterBlocks) {
+    diags.error(k->cluster->range, "cluster must be between 1 and " +
+                                       std::to_string(kMaxClusterBlocks) +
+                                       " blocks, got " + std::to_string(*c));
     return;
   }
   if (*c > most) {

@@ -213,7 +213,8 @@ private:
     const std::string &name = k.name;
     std::string c = std::to_string(k.cluster);
     os << "    const int64_t tlc_cx = tlc_gx / " << c << ";\n"
-       << "    std::atomic<int> tlc_cluster_run{0}; // the worst ClusterRun\n"
+       << "    std::atomic<bool> tlc_returned_early{false}, "
+          "tlc_no_threads{false};\n"
        << "    tlc::runtime::parallelFor(\n"
        << "        tlc_cx * tlc_gy * tlc_gz, options.num_threads, "
           "[&](int64_t tlc_cluster) {\n"
@@ -221,29 +222,27 @@ private:
        << ";\n"
        << "          const int64_t tlc_by = tlc_cluster / tlc_cx % tlc_gy;\n"
        << "          const int64_t tlc_bz = tlc_cluster / (tlc_cx * tlc_gy);\n"
-       << "          const int tlc_run = static_cast<int>(\n"
-       << "              tlc::runtime::runCluster(" << c
+       << "          switch (tlc::runtime::runCluster(" << c
        << ", [&](int64_t tlc_rank) {\n"
-       << "                _mlir_ciface_tlc_block_" << name << "(" << args
+       << "            _mlir_ciface_tlc_block_" << name << "(" << args
        << "tlc_x0 + tlc_rank, tlc_by, tlc_bz);\n"
-       << "              }));\n"
-       << "          int tlc_seen = tlc_cluster_run.load();\n"
-       << "          while (tlc_run > tlc_seen &&\n"
-       << "                 !tlc_cluster_run.compare_exchange_weak(tlc_seen, "
-          "tlc_run)) {\n"
+       << "          })) {\n"
+       << "          case tlc::runtime::ClusterRun::Ok: break;\n"
+       << "          case tlc::runtime::ClusterRun::BlockReturnedEarly:\n"
+       << "            tlc_returned_early = true; break;\n"
+       << "          case tlc::runtime::ClusterRun::NoThreads:\n"
+       << "            tlc_no_threads = true; break;\n"
        << "          }\n"
        << "        });\n"
-       << "    if (tlc_cluster_run == static_cast<int>("
-          "tlc::runtime::ClusterRun::BlockReturnedEarly))\n"
+       << "    if (tlc_no_threads)\n"
+       << "      return tlc::Status{TLC_ERR_RUNTIME, \"" << name
+       << ": cannot start a thread for each block of a cluster of " << c
+       << "\"};\n"
+       << "    if (tlc_returned_early)\n"
        << "      return tlc::Status{TLC_ERR_RUNTIME, \"" << name
        << ": a block of a cluster returned while the others waited for it "
           "at a cluster_reduce (every block of a cluster must reach each "
           "one)\"};\n"
-       << "    if (tlc_cluster_run == static_cast<int>("
-          "tlc::runtime::ClusterRun::NoThreads))\n"
-       << "      return tlc::Status{TLC_ERR_RUNTIME, \"" << name
-       << ": cannot start a thread for each block of a cluster of " << c
-       << "\"};\n"
        << "    return tlc::Status{};\n";
   }
 };
