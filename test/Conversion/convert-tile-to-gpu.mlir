@@ -242,9 +242,14 @@ func.func @rowmax(%X: memref<?x?xf32, strided<[?, 1], offset: ?>>, %Out: memref<
 // CHECK: %[[TID:.*]] = gpu.thread_id x
 // fill
 // CHECK-COUNT-4: memref.store %{{.*}}, %[[ACC]]
-// CHECK: {{(memref|vector)}}.store {{.*}}, %[[AS]]
-// CHECK: gpu.barrier
-// CHECK: {{(memref|vector)}}.store {{.*}}, %[[BS]]
+// The two copies into shared tiles are asynchronous copies (sm_90a has
+// them), waited for once after the second (tile.async_once).
+// CHECK: nvgpu.device_async_copy {{.*}}, %[[AS]]
+// CHECK: nvvm.cp.async.commit.group
+// CHECK-NOT: nvvm.cp.async.wait.group
+// CHECK: nvgpu.device_async_copy {{.*}}, %[[BS]]
+// CHECK: nvvm.cp.async.commit.group
+// CHECK-NEXT: nvvm.cp.async.wait.group 0
 // CHECK: gpu.barrier
 // CHECK: %[[ROW:.*]] = arith.divui %[[TID]], %c16{{[_0-9]*}} : index
 // CHECK: %[[COL:.*]] = arith.remui %[[TID]], %c16{{[_0-9]*}} : index
@@ -289,12 +294,13 @@ func.func @gemm(%A: memref<?x?xf32, strided<[?, 1], offset: ?>>, %C: memref<?x?x
 
 // A fragment demoted to shared memory (read outside parallel) is a shared
 // view like the others; the element access outside parallel is followed by
-// a barrier too.
+// a barrier too. (Its copy from X is a shared tile's now: asynchronous.)
 // CHECK: gpu.func @tlc_demoted(
 // CHECK-SAME: tile.shared_bytes = 64 : i64
 // CHECK: %[[SMEM:.*]] = gpu.dynamic_shared_memory
 // CHECK: %[[F:.*]] = memref.view %[[SMEM]]{{.*}} to memref<16xf32, #gpu.address_space<workgroup>>
-// CHECK: memref.store %{{.*}}, %[[F]]
+// CHECK: nvgpu.device_async_copy {{.*}}, %[[F]]
+// CHECK: nvvm.cp.async.wait.group 0
 // CHECK: gpu.barrier
 // CHECK: memref.load %[[F]]
 // CHECK-NEXT: gpu.barrier

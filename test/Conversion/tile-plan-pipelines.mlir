@@ -95,11 +95,14 @@ func.func @read_ahead(%A: memref<?x?xf32, strided<[?, 1], offset: ?>>, %R: memre
 // 48 x 512 f32 (99072 bytes with padding) fits sm_90a's 232448 bytes twice,
 // not three times; 64 x 512 (132096) does not fit twice. The loop with the
 // most stages loses a stage first; then, both at 2 stages, the one with the
-// larger buffers loses its pipelining.
+// larger buffers loses its pipelining; its copy is then an ordinary one,
+// waited for where it is issued (tile.async_once).
 // CHECK-LABEL: gpu.func @tlc_shed
 // CHECK: tile.copy {{.*}} {tile.async} : {{.*}} memref<48x512xf32
 // CHECK: } {tile.pipeline_stages = 2 : i64, tile.stages = 3 : i64}
-// CHECK-NOT: tile.async
+// CHECK-NOT: tile.async}
+// CHECK: tile.copy {{.*}} {tile.async_once} : {{.*}} memref<64x512xf32
+// CHECK-NOT: tile.async}
 // CHECK: } {tile.stages = 2 : i64}
 func.func @shed(%A: memref<?x?xf32, strided<[?, 1], offset: ?>>, %n: index, %B: memref<?x?xf32, strided<[?, 1], offset: ?>>)
     attributes {tile.kernel, tile.threads = 128 : i64} {
@@ -121,9 +124,12 @@ func.func @shed(%A: memref<?x?xf32, strided<[?, 1], offset: ?>>, %n: index, %B: 
 // -----
 
 // A copy from a tensor the loop writes (here through a view of it) is not
-// a producer: read ahead, it would miss the loop's writes.
+// a producer: read ahead, it would miss the loop's writes. It stays where
+// it is, issued asynchronously and waited for at once (tile.async_once).
 // CHECK-LABEL: gpu.func @tlc_writes_source
-// CHECK-NOT: tile.async
+// CHECK-NOT: tile.async}
+// CHECK: tile.copy {{.*}} {tile.async_once}
+// CHECK-NOT: tile.async}
 // CHECK: } {tile.stages = 2 : i64}
 func.func @writes_source(%A: memref<?x?xf32, strided<[?, 1], offset: ?>>, %n: index)
     attributes {tile.kernel, tile.threads = 128 : i64} {

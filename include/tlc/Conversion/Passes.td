@@ -196,6 +196,13 @@ def TilePlanPipelines : Pass<"tile-plan-pipelines", "mlir::ModuleOp"> {
     the window reads it with `tile.tensor_copy`. Where no chunk fits the
     store stays as it was.
 
+    Every other copy from a global window into a shared tile that the
+    asynchronous copies can run (same dtype, rows of 16-byte chunks) and
+    that is not inside a pipelined loop gets `tile.async_once`: it is
+    issued as asynchronous copies and waited for at once, so each thread
+    has all of its chunks in flight (a row staged in shared memory is read
+    from DRAM in one burst instead of a chunk per loop iteration).
+
     Before:
     ```mlir
     scf.for %k = ... {

@@ -265,6 +265,10 @@ struct PipelinedLoop {
   int64_t stages;
   llvm::SmallVector<tile::CopyOp> producers;
 };
+/// Whether the target's asynchronous copies can run `copy`: from a global
+/// window into a shared tile of the same dtype whose rows are whole 16-byte
+/// chunks.
+bool asyncCopyable(tile::CopyOp copy);
 /// The loops `pipelined` asks for and their candidate producers (copies
 /// from global memory into shared tiles at the top level of the body whose
 /// window depends only on pure ops of the loop index), stages capped at 8.

@@ -363,6 +363,19 @@ void KernelLowering::lowerCopy(tile::CopyOp op) {
     return lowerStagedStore(op, staged->second);
   if (storeStaging.contains(src))
     return;
+  if (op->hasAttr(tile::attr::kAsyncOnce)) {
+    lowerAsyncCopy(op);
+    target.asyncCommit(b, loc);
+    // A run of such copies waits once, after the last (the barriers
+    // between them are the ones the pattern puts after each op).
+    Operation *after = op->getNextNode();
+    while (llvm::isa_and_nonnull<gpu::BarrierOp>(after))
+      after = after->getNextNode();
+    auto next = llvm::dyn_cast_or_null<tile::CopyOp>(after);
+    if (!next || !next->hasAttr(tile::attr::kAsyncOnce))
+      target.asyncWait(b, loc, 0);
+    return;
+  }
   if (swizzleOf(dst) && !op->hasAttr(tile::attr::kAsync)) {
     // After everything the copy becomes (it is emitted before `op`).
     OpBuilder after(op->getContext());

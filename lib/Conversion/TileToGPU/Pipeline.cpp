@@ -141,6 +141,23 @@ bool gpu_lowering::sourceWrittenIn(scf::ForOp loop, tile::CopyOp copy) {
          (inLoop.writes.contains(root) || inLoop.atomics.contains(root));
 }
 
+bool gpu_lowering::asyncCopyable(tile::CopyOp copy) {
+  Value dst = copy.getDest();
+  auto dstType = llvm::cast<MemRefType>(dst.getType());
+  auto srcType = llvm::cast<MemRefType>(copy.getSource().getType());
+  // Asynchronous copies move bytes: same dtype on both sides, whole bytes,
+  // rows of the tile in 16-byte chunks.
+  return dst.getDefiningOp<tile::AllocOp>() &&
+         !copy.getSourceIndices().empty() &&
+         tile::getScope(dstType) == tile::MemScope::shared &&
+         !tile::getScope(srcType) &&
+         srcType.getElementType() == dstType.getElementType() &&
+         dstType.getElementType().isIntOrFloat() &&
+         dstType.getElementTypeBitWidth() >= 8 &&
+         dstType.getShape().back() % (128 / dstType.getElementTypeBitWidth()) ==
+             0;
+}
+
 SmallVector<PipelinedLoop> gpu_lowering::findPipelinedLoops(Operation *func) {
   SmallVector<PipelinedLoop> loops;
   llvm::DenseSet<Value> taken;
@@ -153,18 +170,8 @@ SmallVector<PipelinedLoop> gpu_lowering::findPipelinedLoops(Operation *func) {
     for (auto copy : loop.getBody()->getOps<tile::CopyOp>()) {
       Value dst = copy.getDest();
       auto alloc = dst.getDefiningOp<tile::AllocOp>();
-      auto dstType = llvm::cast<MemRefType>(dst.getType());
-      auto srcType = llvm::cast<MemRefType>(copy.getSource().getType());
-      if (!alloc || copy.getSourceIndices().empty() ||
-          tile::getScope(dstType) != tile::MemScope::shared ||
-          tile::getScope(srcType) || loop->isProperAncestor(alloc) ||
-          taken.count(dst) ||
-          srcType.getElementType() != dstType.getElementType() ||
-          !dstType.getElementType().isIntOrFloat() ||
-          dstType.getElementTypeBitWidth() < 8 ||
-          dstType.getShape().back() %
-                  (128 / dstType.getElementTypeBitWidth()) !=
-              0)
+      if (!asyncCopyable(copy) || loop->isProperAncestor(alloc) ||
+          taken.count(dst))
         continue;
       if (llvm::any_of(dst.getUsers(), [&](Operation *user) {
             return !loop->isProperAncestor(user);

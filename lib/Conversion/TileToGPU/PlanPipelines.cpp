@@ -6,6 +6,8 @@
 // stages the loop keeps (tile.pipeline_stages), fewer when the buffers would
 // not fit in shared memory; warp-specializes a loop that suits it, and
 // stages a persistent kernel's accumulator stores for the tensor-copy unit.
+// The other copies from global memory into shared tiles are marked to run
+// as asynchronous copies waited for at once (tile.async_once).
 // convert-tile-to-gpu builds the pipelines.
 //
 //===----------------------------------------------------------------------===//
@@ -59,6 +61,25 @@ struct TilePlanPipelines
       for (const PipelinedLoop &p : plannedPipelines(func))
         if (p.loop->hasAttr(tile::attr::kProducerThreads))
           stageStores(func, p.loop, target.getMaxSharedBytes(), info.get());
+      markAsyncOnce(func);
+    });
+  }
+
+  /// The other copies from global memory into shared tiles become
+  /// asynchronous copies waited for at once (tile.async_once): a thread then
+  /// has all its chunks in flight, where loads through registers go one
+  /// chunk per loop iteration. Not inside a pipelined loop, whose groups a
+  /// wait for everything would drain.
+  static void markAsyncOnce(gpu::GPUFuncOp func) {
+    func.walk([&](tile::CopyOp copy) {
+      if (copy->hasAttr(tile::attr::kAsync) ||
+          copy->hasAttr(tile::attr::kTensorCopy) || !asyncCopyable(copy))
+        return;
+      for (Operation *up = copy->getParentOp(); up != func;
+           up = up->getParentOp())
+        if (up->hasAttr(tile::attr::kPipelineStages))
+          return;
+      copy->setAttr(tile::attr::kAsyncOnce, UnitAttr::get(copy.getContext()));
     });
   }
 

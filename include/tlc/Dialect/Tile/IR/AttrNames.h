@@ -114,6 +114,11 @@ constexpr llvm::StringLiteral kMmaWaitDeferred = "tile.mma_wait_deferred";
 // On tile.copy.
 /// Unit: the copy is issued asynchronously by a pipelined loop.
 constexpr llvm::StringLiteral kAsync = "tile.async";
+/// Unit: a copy into a shared tile outside pipelined loops that is issued
+/// as the target's asynchronous copies and waited for right away: all its
+/// chunks are in flight at once and none passes through registers
+/// (tile-plan-pipelines).
+constexpr llvm::StringLiteral kAsyncOnce = "tile.async_once";
 /// Unit: an asynchronous copy that runs once per loop (a pipeline's
 /// prologue), lowered to fewer code paths: compile time over speed.
 constexpr llvm::StringLiteral kColdCopy = "tile.cold_copy";
