@@ -48,6 +48,8 @@ KERNELS=(
   "linear_bf16|linear.tl|-D T=bf16 -D Stages=4 --shape M=4096,N=4096,K=4096 --shape M=64,N=4096,K=4096 --shape M=3000,N=5000,K=700 --shape M=1000,N=1000,K=1000"
   "fa_d128_bf16|flash_attention.tl|-D T=bf16 -D D=128 -D Causal=false --shape B=4,H=16,Hkv=16,S=1024 --shape B=1,H=16,Hkv=16,S=4096 --shape B=8,H=32,Hkv=32,S=512 --shape B=8,H=16,Hkv=16,S=4096"
   "fa_d64_bf16|flash_attention.tl|-D T=bf16 -D D=64 -D Causal=false --shape B=4,H=16,Hkv=16,S=1024 --shape B=8,H=16,Hkv=16,S=4096 --shape B=16,H=16,Hkv=16,S=2048"
+  "fa_d128_causal_bf16|flash_attention.tl|-D T=bf16 -D D=128 -D Causal=true --shape B=4,H=16,Hkv=16,S=1024 --shape B=8,H=16,Hkv=16,S=4096 --shape B=2,H=8,Hkv=8,S=1000"
+  "fa_d64_causal_bf16|flash_attention.tl|-D T=bf16 -D D=64 -D Causal=true --shape B=4,H=16,Hkv=16,S=1024 --shape B=8,H=16,Hkv=16,S=4096 --shape B=16,H=16,Hkv=16,S=2048"
 )
 
 case "${1:-}" in
