@@ -282,6 +282,9 @@ void CompileReport::collect(ModuleOp module) {
           l.tensorCopies += copy->hasAttr(tile::attr::kTensorCopy);
         });
         k.loops.push_back(l);
+      } else if (auto copy = llvm::dyn_cast<tile::CopyOp>(op)) {
+        if (copy->hasAttr(tile::attr::kAsyncOnce))
+          k.asyncOnceCopies.push_back(locationText(copy.getLoc()));
       } else if (auto gemm = llvm::dyn_cast<tile::GemmOp>(op)) {
         auto text = [](Value v) {
           return typeText(llvm::cast<MemRefType>(v.getType()));
@@ -410,6 +413,13 @@ void CompileReport::printText(llvm::raw_ostream &os) const {
         os << "; " << l.producerThreads << " producer threads";
       os << "\n";
     }
+    if (!k.asyncOnceCopies.empty()) {
+      os << "  copies into shared memory, asynchronous and waited for at "
+            "once:";
+      for (const std::string &where : k.asyncOnceCopies)
+        os << " " << where;
+      os << "\n";
+    }
     if (!k.gemms.empty())
       os << "  gemms:\n";
     for (const Gemm &g : k.gemms)
@@ -489,6 +499,7 @@ llvm::json::Value CompileReport::toJSON() const {
         {"shared_bytes", k.sharedBytes},
         {"tiles", std::move(tiles)},
         {"pipelined_loops", std::move(loops)},
+        {"async_once_copies", llvm::json::Array(k.asyncOnceCopies)},
         {"gemms", std::move(gemms)},
         {"instructions", std::move(instructions)},
         {"registers", k.registers},

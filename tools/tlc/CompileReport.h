@@ -82,6 +82,9 @@ private:
     std::vector<Tile> tiles;
     std::vector<Loop> loops;
     std::vector<Gemm> gemms;
+    /// Copies into shared tiles outside pipelined loops, issued
+    /// asynchronously and waited for at once (tile.async_once): locations.
+    std::vector<std::string> asyncOnceCopies;
     std::map<std::string, int64_t> instructions;
     int64_t registers = -1, spillStores = 0, spillLoads = 0;
     /// Blocks per multiprocessor and what limits them (from the target).
