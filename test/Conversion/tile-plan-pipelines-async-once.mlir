@@ -9,7 +9,9 @@
 // SYNC-NOT: tile.async
 
 // CHECK-LABEL: gpu.func @tlc_staged_row
-// CHECK: tile.copy {{.*}} to %{{.*}} {tile.async_once} : {{.*}} memref<1x4096xf32
+// Outside loops it runs once: the fewer code paths of a pipeline's
+// prologue (tile.cold_copy).
+// CHECK: tile.copy {{.*}} to %{{.*}} {tile.async_once, tile.cold_copy} : {{.*}} memref<1x4096xf32
 // A dtype conversion is not a byte copy.
 // CHECK: tile.copy {{.*}} to %{{.*}} : {{.*}} memref<1x256xf32
 // Rows of 12 bytes are not 16-byte chunks.
@@ -66,5 +68,46 @@ func.func @in_pipeline(%A: memref<?x?xf32, strided<[?, 1], offset: ?>>, %B: memr
     tile.copy %S to %B[%k, %c0] : memref<8x32xf32, #tile.scope<shared>>, memref<?x?xf32, strided<[?, 1], offset: ?>>
     tile.copy %T to %B[%c0, %c0] : memref<8x32xf32, #tile.scope<shared>>, memref<?x?xf32, strided<[?, 1], offset: ?>>
   } {tile.stages = 2 : i64}
+  return
+}
+
+// -----
+
+// Adjacent copies into disjoint tiles wait once, after the second. A copy
+// into the same tile again, and a gather whose index tile the copy before
+// it fills, wait after each: nothing orders asynchronous copies before the
+// wait, and the gather reads its index tile when it is issued.
+// CHECK-LABEL: gpu.func @tlc_runs
+// LOWER-LABEL: gpu.func @tlc_runs
+// LOWER: nvvm.cp.async.commit.group
+// LOWER-NOT: nvvm.cp.async.wait.group
+// LOWER: nvvm.cp.async.commit.group
+// LOWER-NEXT: nvvm.cp.async.wait.group 0
+// LOWER: nvvm.cp.async.commit.group
+// LOWER-NEXT: nvvm.cp.async.wait.group 0
+// LOWER: nvvm.cp.async.commit.group
+// LOWER-NEXT: nvvm.cp.async.wait.group 0
+// LOWER: nvvm.cp.async.commit.group
+// LOWER-NEXT: nvvm.cp.async.wait.group 0
+// LOWER: nvvm.cp.async.commit.group
+// LOWER-NEXT: nvvm.cp.async.wait.group 0
+// LOWER: gpu.return
+func.func @runs(%X: memref<?x?xf32, strided<[?, 1], offset: ?>>, %R: memref<?xi32, strided<[1], offset: ?>>, %Y: memref<?x?xf32, strided<[?, 1], offset: ?>>)
+    attributes {tile.kernel, tile.threads = 128 : i64} {
+  %c0 = arith.constant 0 : index
+  %c8 = arith.constant 8 : index
+  %a = tile.alloc : memref<8x32xf32, #tile.scope<shared>>
+  %b = tile.alloc : memref<8x32xf32, #tile.scope<shared>>
+  %rows = tile.alloc : memref<8xi32, #tile.scope<shared>>
+  tile.copy %X[%c0, %c0] to %a : memref<?x?xf32, strided<[?, 1], offset: ?>>, memref<8x32xf32, #tile.scope<shared>>
+  tile.copy %X[%c8, %c0] to %b : memref<?x?xf32, strided<[?, 1], offset: ?>>, memref<8x32xf32, #tile.scope<shared>>
+  tile.copy %a to %Y[%c0, %c0] : memref<8x32xf32, #tile.scope<shared>>, memref<?x?xf32, strided<[?, 1], offset: ?>>
+  tile.copy %b to %Y[%c8, %c0] : memref<8x32xf32, #tile.scope<shared>>, memref<?x?xf32, strided<[?, 1], offset: ?>>
+  tile.copy %X[%c0, %c0] to %a : memref<?x?xf32, strided<[?, 1], offset: ?>>, memref<8x32xf32, #tile.scope<shared>>
+  tile.copy %X[%c8, %c0] to %a : memref<?x?xf32, strided<[?, 1], offset: ?>>, memref<8x32xf32, #tile.scope<shared>>
+  tile.copy %a to %Y[%c0, %c0] : memref<8x32xf32, #tile.scope<shared>>, memref<?x?xf32, strided<[?, 1], offset: ?>>
+  tile.copy %R[%c0] to %rows : memref<?xi32, strided<[1], offset: ?>>, memref<8xi32, #tile.scope<shared>>
+  tile.copy %X[%c0, %c0] gather(%rows : memref<8xi32, #tile.scope<shared>>) to %b {gather_dims = array<i64: 0>} : memref<?x?xf32, strided<[?, 1], offset: ?>>, memref<8x32xf32, #tile.scope<shared>>
+  tile.copy %b to %Y[%c0, %c0] : memref<8x32xf32, #tile.scope<shared>>, memref<?x?xf32, strided<[?, 1], offset: ?>>
   return
 }

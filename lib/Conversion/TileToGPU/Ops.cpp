@@ -16,6 +16,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
 
@@ -353,6 +354,28 @@ void KernelLowering::lowerFill(tile::FillOp op) {
                  });
 }
 
+/// Whether shared tiles `a` and `b` (memref.view of the block's shared
+/// bytes at constant offsets, or subviews of those: padded rows) cover no
+/// common byte; false when unknown.
+static bool disjointSharedViews(Value a, Value b) {
+  auto range = [](Value v) -> std::optional<std::pair<int64_t, int64_t>> {
+    while (auto sub = v.getDefiningOp<memref::SubViewOp>())
+      v = sub.getSource(); // the whole view: padding included
+    auto view = v.getDefiningOp<memref::ViewOp>();
+    auto type = llvm::dyn_cast<MemRefType>(v.getType());
+    if (!view || !type || !type.hasStaticShape())
+      return std::nullopt;
+    std::optional<int64_t> shift = getConstantIntValue(view.getByteShift());
+    if (!shift)
+      return std::nullopt;
+    int64_t bytes = type.getNumElements() *
+                    std::max<int64_t>(type.getElementTypeBitWidth() / 8, 1);
+    return std::make_pair(*shift, *shift + bytes);
+  };
+  auto ra = range(a), rb = range(b);
+  return ra && rb && (ra->second <= rb->first || rb->second <= ra->first);
+}
+
 void KernelLowering::lowerCopy(tile::CopyOp op) {
   OpBuilder b(op);
   Location loc = op.getLoc();
@@ -367,12 +390,18 @@ void KernelLowering::lowerCopy(tile::CopyOp op) {
     lowerAsyncCopy(op);
     target.asyncCommit(b, loc);
     // A run of such copies waits once, after the last (the barriers
-    // between them are the ones the pattern puts after each op).
+    // between them are the ones the pattern puts after each op), where the
+    // next one reads no shared memory (a gather's index tile could be this
+    // one's destination) and writes other bytes than this one: nothing
+    // orders two asynchronous copies before the wait.
     Operation *after = op->getNextNode();
     while (llvm::isa_and_nonnull<gpu::BarrierOp>(after))
       after = after->getNextNode();
     auto next = llvm::dyn_cast_or_null<tile::CopyOp>(after);
-    if (!next || !next->hasAttr(tile::attr::kAsyncOnce))
+    bool joins = next && next->hasAttr(tile::attr::kAsyncOnce) &&
+                 op.getGathers().empty() && next.getGathers().empty() &&
+                 disjointSharedViews(dst, next.getDest());
+    if (!joins)
       target.asyncWait(b, loc, 0);
     return;
   }

@@ -17,6 +17,7 @@
 #include "tlc/Conversion/Passes.h"
 #include "tlc/Dialect/Tile/IR/AttrNames.h"
 
+#include "mlir/Interfaces/LoopLikeInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace tlc {
@@ -75,11 +76,18 @@ struct TilePlanPipelines
       if (copy->hasAttr(tile::attr::kAsync) ||
           copy->hasAttr(tile::attr::kTensorCopy) || !asyncCopyable(copy))
         return;
+      bool inLoop = false;
       for (Operation *up = copy->getParentOp(); up != func;
-           up = up->getParentOp())
+           up = up->getParentOp()) {
         if (up->hasAttr(tile::attr::kPipelineStages))
           return;
+        inLoop |= llvm::isa<LoopLikeOpInterface>(up);
+      }
       copy->setAttr(tile::attr::kAsyncOnce, UnitAttr::get(copy.getContext()));
+      // A copy that runs once gets the fewer code paths of a pipeline's
+      // prologue (compile time over speed).
+      if (!inLoop)
+        copy->setAttr(tile::attr::kColdCopy, UnitAttr::get(copy.getContext()));
     });
   }
 
