@@ -154,10 +154,16 @@ Value KernelLowering::scratch(OpBuilder &b, Location loc, Type elementType,
                                 indexConst(b, loc, offset), ValueRange{});
 }
 
-int64_t KernelLowering::swizzleOf(Value memref) const {
+/// The view of the block's shared bytes that shared tile `memref` is, or
+/// is a subview of (padded rows, a pipeline's buffer).
+static Value sharedStorageView(Value memref) {
   while (auto subview = memref.getDefiningOp<memref::SubViewOp>())
     memref = subview.getSource();
-  return swizzles.lookup(memref);
+  return memref;
+}
+
+int64_t KernelLowering::swizzleOf(Value memref) const {
+  return swizzles.lookup(sharedStorageView(memref));
 }
 
 SmallVector<Value> KernelLowering::sharedPosition(OpBuilder &b, Location loc,
@@ -359,8 +365,7 @@ void KernelLowering::lowerFill(tile::FillOp op) {
 /// common byte; false when unknown.
 static bool disjointSharedViews(Value a, Value b) {
   auto range = [](Value v) -> std::optional<std::pair<int64_t, int64_t>> {
-    while (auto sub = v.getDefiningOp<memref::SubViewOp>())
-      v = sub.getSource(); // the whole view: padding included
+    v = sharedStorageView(v); // the whole view: padding included
     auto view = v.getDefiningOp<memref::ViewOp>();
     auto type = llvm::dyn_cast<MemRefType>(v.getType());
     if (!view || !type || !type.hasStaticShape())
