@@ -12,9 +12,10 @@
 # packs them into gen-tune/bundles.tar.gz (the device tool carries at most
 # 64 MiB: gemm's stubs are large as text). With TUNE_PREBUILD=1 it also
 # builds each bundle's runner here (c++ only, no GPU needed: the stubs load
-# libcuda at run time) into gen-tune/runners/NAME, so the GPU machine spends
-# its time measuring, not compiling (about a minute per row-wise bundle on
-# the H200 host). run unpacks, runs each prebuilt runner or else builds the
+# libcuda at run time) into gen-tune/runners/NAME, packed into
+# gen-tune/runners.tar.gz (the bundles then leave their kernel sources out),
+# so the GPU machine spends its time measuring, not compiling (about a
+# minute per row-wise bundle on the H200 host). run unpacks, runs each prebuilt runner or else builds the
 # bundle (sh build.sh), and writes $OUT/NAME.json (the database) and
 # $OUT/tune.log (every candidate's time, all kernels: the device tool brings
 # back only a few files); TUNE_ONLY=REGEX keeps the kernels whose name
@@ -36,6 +37,8 @@ out="${OUT:-$gen/out}"
 # name | example | tlc tune arguments
 # The row-wise kernels' shapes: few and many rows, rows from 1k to 128k.
 ROWS="--shape M=16,N=4096 --shape M=1000,N=3000 --shape M=4096,N=4096 --shape M=8192,N=8192 --shape M=16384,N=1024 --shape M=128,N=32768 --shape M=32,N=131072"
+# layernorm_bwd: the harness's large shapes and two of the forward's.
+BWD_ROWS="--shape M=8192,N=8192 --shape M=32768,N=1024 --shape M=4096,N=12288 --shape M=1000,N=3000 --shape M=16,N=4096"
 KERNELS=(
   "softmax_f32|softmax.tl|-D T=f32 $ROWS"
   "softmax_bf16|softmax.tl|-D T=bf16 $ROWS"
@@ -43,6 +46,8 @@ KERNELS=(
   "rmsnorm_bf16|rmsnorm.tl|-D T=bf16 $ROWS"
   "layernorm_f32|layernorm.tl|-D T=f32 $ROWS"
   "layernorm_bf16|layernorm.tl|-D T=bf16 $ROWS"
+  "layernorm_bwd_f32|layernorm_bwd.tl|-D T=f32 $BWD_ROWS"
+  "layernorm_bwd_bf16|layernorm_bwd.tl|-D T=bf16 $BWD_ROWS"
   "gemm_bf16|gemm.tl|-D T=bf16 -D Stages=4 --shape M=4096,N=4096,K=4096 --shape M=64,N=4096,K=4096 --shape M=3000,N=5000,K=700 --shape M=1000,N=1000,K=1000"
   "gemm_f32|gemm.tl|-D T=f32 --shape M=4096,N=4096,K=4096 --shape M=64,N=4096,K=4096 --shape M=3000,N=5000,K=700"
   "linear_bf16|linear.tl|-D T=bf16 -D Stages=4 --shape M=4096,N=4096,K=4096 --shape M=64,N=4096,K=4096 --shape M=3000,N=5000,K=700 --shape M=1000,N=1000,K=1000"
@@ -84,15 +89,22 @@ prepare)
         rm -f kernels/*.cpp.o) || exit 1
     done
   fi
+  # Prebuilt runners hold every candidate: the bundles then go without
+  # their kernel sources and the runners compressed (a row-wise runner is
+  # about 20 MB, a third of that packed), so that three fit one carry.
+  exclude=()
+  [ "${TUNE_PREBUILD:-0}" = 1 ] && exclude=(--exclude=kernels)
   (cd "$gen" && tar czf bundles.tar.gz --exclude=bundles.tar.gz --exclude=COMMIT \
-    $(for k in "${KERNELS[@]}"; do echo "${k%%|*}"; done) &&
-    for k in "${KERNELS[@]}"; do rm -rf "${k%%|*}"; done)
+    "${exclude[@]}" $(for k in "${KERNELS[@]}"; do echo "${k%%|*}"; done) &&
+    for k in "${KERNELS[@]}"; do rm -rf "${k%%|*}"; done &&
+    if [ -d runners ]; then tar czf runners.tar.gz runners && rm -rf runners; fi)
   ls -la "$gen"
   ;;
 run)
   mkdir -p "$out"
   rm -f "$out/tune.log"
   cd "$gen" && tar xzf bundles.tar.gz || exit 1
+  if [ -f runners.tar.gz ]; then tar xzf runners.tar.gz || exit 1; fi
   status=0
   for k in "${KERNELS[@]}"; do
     name="${k%%|*}"
