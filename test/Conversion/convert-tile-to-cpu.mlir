@@ -50,19 +50,22 @@
 // gemm: a block of C in registers across the K loop (iter_args), updated by
 // vector.fma of broadcast A elements and rows of B, then stored back. The
 // C rows of the next row block (clamped to the last row, 15) are prefetched
-// for writing before the K loop, B's row k + 8 (clamped to K - 1) for
-// reading in it.
+// for writing before the K loop, B's row k + 8 for reading in its first
+// K - 8 steps (inside B: no clamp), and the last 8 steps run without.
 // CHECK: vector.load %[[ACC]]
 // CHECK: %[[NEXT:.*]] = arith.minsi %{{.*}}, %c15{{.*}} : index
 // CHECK-NEXT: memref.prefetch %[[ACC]][%[[NEXT]], %{{.*}}], write, locality<3>, data : memref<16x16xf32>
-// CHECK: scf.for %[[K:[^ ]*]] = %{{.*}} to %c16{{.*}} iter_args({{.*}}) -> (vector<8xf32>, vector<8xf32>
+// CHECK: %[[P:.*]]:{{[0-9]+}} = scf.for %[[K:[^ ]*]] = %{{.*}} to %c8{{.*}} iter_args({{.*}}) -> (vector<8xf32>, vector<8xf32>
 // CHECK: %[[KA:.*]] = arith.addi %[[K]], %c8{{.*}} : index
-// CHECK: %[[KC:.*]] = arith.minsi %[[KA]], %c15{{.*}} : index
-// CHECK-NEXT: memref.prefetch %[[S]][%[[KC]], %{{.*}}], read, locality<3>, data : memref<16x16xf32>
+// CHECK-NEXT: memref.prefetch %[[S]][%[[KA]], %{{.*}}], read, locality<3>, data : memref<16x16xf32>
 // CHECK: %[[BROW:.*]] = vector.load %[[S]][%[[K]], %{{.*}}] : memref<16x16xf32>, vector<8xf32>
 // CHECK: %[[AEL:.*]] = memref.load %[[S]][%{{.*}}, %[[K]]] : memref<16x16xf32>
 // CHECK: %[[ABC:.*]] = vector.broadcast %[[AEL]] : f32 to vector<8xf32>
 // CHECK: vector.fma %[[ABC]], %[[BROW]], %{{.*}} : vector<8xf32>
+// CHECK: scf.yield
+// CHECK: scf.for %{{[^ ]*}} = %c8{{.*}} to %c16{{.*}} iter_args(%{{[^ ]*}} = %[[P]]#0
+// CHECK-NOT: memref.prefetch
+// CHECK: vector.fma
 // CHECK: scf.yield
 // CHECK: vector.store %{{.*}}, %[[ACC]]
 //
