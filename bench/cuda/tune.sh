@@ -97,7 +97,8 @@ prepare)
   (cd "$gen" && tar czf bundles.tar.gz --exclude=bundles.tar.gz --exclude=COMMIT \
     "${exclude[@]}" $(for k in "${KERNELS[@]}"; do echo "${k%%|*}"; done) &&
     for k in "${KERNELS[@]}"; do rm -rf "${k%%|*}"; done &&
-    if [ -d runners ]; then tar czf runners.tar.gz runners && rm -rf runners; fi)
+    if [ -d runners ]; then tar czf runners.tar.gz runners && rm -rf runners; fi) ||
+    exit 1
   ls -la "$gen"
   ;;
 run)
@@ -114,6 +115,12 @@ run)
     t0=$(date +%s)
     cmd=(sh "$gen/$name/build.sh")
     [ -x "$gen/runners/$name" ] && cmd=("$gen/runners/$name")
+    if [ "${cmd[0]}" = sh ] && [ ! -d "$gen/$name/kernels" ]; then
+      echo "   FAILED: prepared with TUNE_PREBUILD=1 but runners.tar.gz has no" \
+        "runner for $name (carry gen-tune whole)"
+      status=1
+      continue
+    fi
     log="$gen/$name.log"
     budget=()
     [ -n "${TUNE_BUDGET_MS:-}" ] && budget=(--budget-ms "$TUNE_BUDGET_MS")
