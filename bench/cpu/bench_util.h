@@ -6,7 +6,7 @@
 #include <functional>
 #include <vector>
 
-/// Median wall time of `reps` runs of fn, after one warm-up run.
+/// Wall time of one run of fn.
 inline double secondsOf(const std::function<void()> &fn) {
   auto t0 = std::chrono::steady_clock::now();
   fn();
@@ -14,21 +14,17 @@ inline double secondsOf(const std::function<void()> &fn) {
       .count();
 }
 
+/// The middle value of v (the upper one of an even count).
 inline double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v[v.size() / 2];
 }
 
+/// Median wall time of `reps` runs of fn, after one warm-up run.
 inline double medianSeconds(const std::function<void()> &fn, int reps) {
   fn();
   std::vector<double> t;
-  for (int i = 0; i < reps; ++i) {
-    auto t0 = std::chrono::steady_clock::now();
-    fn();
-    t.push_back(
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
-            .count());
-  }
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
+  for (int i = 0; i < reps; ++i)
+    t.push_back(secondsOf(fn));
+  return median(t);
 }
