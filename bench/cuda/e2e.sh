@@ -43,6 +43,11 @@
 #                              3/3 into three E2E_GEN folders fit, one call each
 #   E2E_SRC=DIR                compile DIR's examples (default: this checkout)
 #   E2E_DEFS_<cfg>="A=1 B=2"   replace the -D list of configuration <cfg>
+#   E2E_VARIANTS="NAME|EXAMPLE|DEFS;..."  more configurations, in the list's
+#                              format (EXAMPLE relative to examples/): A/B
+#                              variants of one example in one folder, each
+#                              checked and timed like the example's own
+#                              (E2E_ONLY still selects among all of them)
 #   E2E_STUB_ONLY=1            -emit=stub (no device code; for testing this
 #                              script: every launch then fails at run time)
 #   E2E_STRICT=1               exit 1 when any configuration failed
@@ -259,7 +264,21 @@ prepare() {
     }
     part=$((part - 1))
   fi
-  for entry in "${CONFIGS[@]}"; do
+  # A variant's name becomes a folder and a library name: checked before
+  # anything compiles, as two of one name would overwrite each other.
+  local variants=() seen=" "
+  [ -n "${E2E_VARIANTS:-}" ] && IFS=';' read -ra variants <<<"$E2E_VARIANTS"
+  for entry in "${CONFIGS[@]}" "${variants[@]}"; do
+    IFS='|' read -r name example defs <<<"$entry"
+    if ! [[ $name =~ ^[A-Za-z0-9_]+$ ]] || [[ $seen == *" $name "* ]] ||
+      [ ! -f "$src/examples/$example" ]; then
+      echo "E2E_VARIANTS: '$entry' needs NAME|EXAMPLE|DEFS with a new NAME" \
+        "of letters, digits and _ and an example under examples/" >&2
+      exit 1
+    fi
+    seen+="$name "
+  done
+  for entry in "${CONFIGS[@]}" "${variants[@]}"; do
     IFS='|' read -r name example defs <<<"$entry"
     if [ -n "${E2E_ONLY:-}" ] && ! [[ $name =~ $E2E_ONLY ]]; then
       continue
