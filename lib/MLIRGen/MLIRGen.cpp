@@ -950,7 +950,12 @@ private:
     currentReturnType = inst.returnType;
     b.setInsertionPointToEnd(entryBlock);
     genBlock(inst.decl->body.get());
-    if (results.empty())
+    // A tile fn without a result may end in its own `return;` (Sema allows
+    // it only as the last statement): then the body has its terminator.
+    Block *end = b.getInsertionBlock();
+    bool terminated =
+        !end->empty() && end->back().hasTrait<OpTrait::IsTerminator>();
+    if (results.empty() && !terminated)
       func::ReturnOp::create(b, loc(inst.decl->body->range.End));
   }
 
