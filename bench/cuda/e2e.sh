@@ -268,17 +268,18 @@ prepare() {
   # anything compiles, as two of one name would overwrite each other.
   local variants=() seen=" "
   [ -n "${E2E_VARIANTS:-}" ] && IFS=';' read -ra variants <<<"$E2E_VARIANTS"
-  for entry in "${CONFIGS[@]}" "${variants[@]}"; do
+  CONFIGS+=("${variants[@]}")
+  for entry in "${CONFIGS[@]}"; do
     IFS='|' read -r name example defs <<<"$entry"
     if ! [[ $name =~ ^[A-Za-z0-9_]+$ ]] || [[ $seen == *" $name "* ]] ||
       [ ! -f "$src/examples/$example" ]; then
-      echo "E2E_VARIANTS: '$entry' needs NAME|EXAMPLE|DEFS with a new NAME" \
+      echo "e2e.sh: configuration '$entry' needs NAME|EXAMPLE|DEFS with a new NAME" \
         "of letters, digits and _ and an example under examples/" >&2
       exit 1
     fi
     seen+="$name "
   done
-  for entry in "${CONFIGS[@]}" "${variants[@]}"; do
+  for entry in "${CONFIGS[@]}"; do
     IFS='|' read -r name example defs <<<"$entry"
     if [ -n "${E2E_ONLY:-}" ] && ! [[ $name =~ $E2E_ONLY ]]; then
       continue

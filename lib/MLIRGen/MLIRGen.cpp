@@ -952,10 +952,7 @@ private:
     genBlock(inst.decl->body.get());
     // A tile fn without a result may end in its own `return;` (Sema allows
     // it only as the last statement): then the body has its terminator.
-    Block *end = b.getInsertionBlock();
-    bool terminated =
-        !end->empty() && end->back().hasTrait<OpTrait::IsTerminator>();
-    if (results.empty() && !terminated)
+    if (results.empty() && !b.getInsertionBlock()->mightHaveTerminator())
       func::ReturnOp::create(b, loc(inst.decl->body->range.End));
   }
 
