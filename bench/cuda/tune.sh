@@ -26,6 +26,9 @@
 # gen-tune/dispatch/; dispatch builds tuned_dispatch.cpp against both and
 # prints the comparison to $OUT/dispatch.txt.
 #   run(command="bash bench/cuda/tune.sh run", carry=["bench/cuda/gen-tune"])
+# Fold a run's databases into the shipped one (entries of the same kernel,
+# pinned parameters and shape replaced in place):
+#   python3 bench/cuda/merge_tuning.py examples/h200.tuning.json OUT/*.json
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
