@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages tlc needs; does nothing when all are present.
 # Non-interactive and idempotent; needs root (or sudo) only if something is
-# missing.
+# missing. Then the lavapipe with cooperative matrices of the Vulkan tests
+# (scripts/install-lavapipe-coopmat.sh, no root; TLC_LAVAPIPE_COOPMAT=0
+# skips it).
 set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
 
 packages=(
   cmake ninja-build ccache g++ python3
@@ -24,12 +27,15 @@ for p in "${packages[@]}"; do
 done
 if [ ${#missing[@]} -eq 0 ]; then
   echo "install-deps: all packages present"
-  exit 0
+else
+  echo "install-deps: installing ${missing[*]}"
+  sudo=""
+  if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get update -q
+  $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
 
-echo "install-deps: installing ${missing[*]}"
-sudo=""
-if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
-export DEBIAN_FRONTEND=noninteractive
-$sudo apt-get update -q
-$sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
+if [ "${TLC_LAVAPIPE_COOPMAT:-1}" != 0 ]; then
+  "$root/scripts/install-lavapipe-coopmat.sh"
+fi

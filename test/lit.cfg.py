@@ -99,6 +99,18 @@ if "lavapipe" in config.available_features and glob.glob(
         "/usr/share/vulkan/explicit_layer.d/VkLayer_khronos_validation.json"):
     config.available_features.add("vulkan-validation")
 
+# A newer lavapipe with VK_KHR_cooperative_matrix (Debian 12's has none) on
+# trixie's runtime, which scripts/install-lavapipe-coopmat.sh (run by
+# install-deps.sh) unpacks into .deps/: %vk-coopmat-run PROGRAM runs a
+# program built here on it; %vk-coopmat-sysroot is that runtime (its
+# Vulkan headers have the extension, vulkaninfo and glslangValidator).
+vk_coopmat = os.path.join(config.tlc_src_root, ".deps", "lavapipe-coopmat")
+if os.path.exists(os.path.join(vk_coopmat, "run.sh")):
+    config.available_features.add("lavapipe-coopmat")
+    config.substitutions.append(("%vk-coopmat-run", os.path.join(vk_coopmat, "run.sh")))
+    config.substitutions.append(
+        ("%vk-coopmat-sysroot", os.path.join(vk_coopmat, "sysroot")))
+
 # Headless Chromium (scripts/install-deps.sh installs it) opens the page of
 # --dump-dir (test/Driver/dump-dir-chromium.test).
 if shutil.which("chromium"):

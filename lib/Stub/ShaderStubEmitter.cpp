@@ -95,6 +95,9 @@ private:
 public:
   /// Vulkan: the words come in a storage buffer.
   bool paramsBuffer = false;
+  /// Vulkan: the side of the f16 cooperative matrices the kernel uses (0:
+  /// none).
+  int64_t coopMatrixSize = 0;
 
 private:
   std::string function;
@@ -241,6 +244,8 @@ private:
        << info.threads << ", " << subgroupSize;
     if (!runtime.textKernel)
       os << ", /*paramsBuffer=*/" << (paramsBuffer ? "true" : "false");
+    if (coopMatrixSize)
+      os << ", /*coopMatrixSize=*/" << coopMatrixSize;
     os << ");\n";
     os << "    return tlc_kernel.launch(" << quotedName()
        << ", tlc_gx, tlc_gy, tlc_gz, tlc_tensors, tlc_element_bytes, "
@@ -255,9 +260,10 @@ StubFiles tlc::emitVulkanStub(const GpuKernelInfo &info,
                               const StubPlacement &placement,
                               int64_t subgroupSize,
                               const std::vector<int32_t> *pushWords,
-                              bool paramsBuffer) {
+                              bool paramsBuffer, int64_t coopMatrixSize) {
   ShaderStubEmitter emitter(kVulkan, info, placement, subgroupSize, pushWords);
   emitter.paramsBuffer = paramsBuffer;
+  emitter.coopMatrixSize = coopMatrixSize;
   return emitter.emit();
 }
 

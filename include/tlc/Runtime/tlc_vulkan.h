@@ -189,6 +189,11 @@ struct Context {
   /// VK_KHR_push_descriptor: descriptors recorded into command buffers (no
   /// descriptor sets to keep alive), which recorded launches need.
   bool pushDescriptors = false;
+  /// VK_KHR_cooperative_matrix: whether the device (tlc's: enabled; the
+  /// caller's: offered) has it, and the sides S of the S x S x S f16 x f16
+  /// + f32 subgroup shapes it lists (the ones tlc's kernels use).
+  bool cooperativeMatrix = false;
+  std::vector<uint32_t> coopMatrixSizes;
   VkPhysicalDeviceMemoryProperties memory{};
   VkCommandPool commandPool = VK_NULL_HANDLE;
   VkCommandBuffer commands = VK_NULL_HANDLE;
@@ -287,6 +292,54 @@ inline void resolvePushDescriptors(Context &c) {
       reinterpret_cast<PFN_vkCmdPushDescriptorSetKHR>(
           c.vk.vkGetInstanceProcAddr(c.instance, "vkCmdPushDescriptorSetKHR"));
   c.pushDescriptors = c.vk.vkCmdPushDescriptorSetKHR != nullptr;
+}
+
+/// VK_KHR_cooperative_matrix's structures, declared here as the extension
+/// defines them: Vulkan headers older than 1.3.255 lack them.
+namespace coopmat {
+constexpr VkStructureType kFeaturesType =
+    static_cast<VkStructureType>(1000506000);
+constexpr VkStructureType kPropertiesType =
+    static_cast<VkStructureType>(1000506001);
+constexpr int32_t kFloat16 = 0, kFloat32 = 1, kSubgroupScope = 3;
+constexpr const char *kExtension = "VK_KHR_cooperative_matrix";
+struct Features {
+  VkStructureType sType = kFeaturesType;
+  void *pNext = nullptr;
+  VkBool32 cooperativeMatrix = VK_FALSE;
+  VkBool32 cooperativeMatrixRobustBufferAccess = VK_FALSE;
+};
+struct Properties {
+  VkStructureType sType = kPropertiesType;
+  void *pNext = nullptr;
+  uint32_t MSize = 0, NSize = 0, KSize = 0;
+  int32_t AType = 0, BType = 0, CType = 0, ResultType = 0;
+  VkBool32 saturatingAccumulation = VK_FALSE;
+  int32_t scope = 0;
+};
+using GetProperties = VkResult(VKAPI_PTR *)(VkPhysicalDevice, uint32_t *,
+                                            Properties *);
+} // namespace coopmat
+
+/// The square f16 x f16 + f32 subgroup shapes of the physical device's
+/// cooperative matrices (VK_KHR_cooperative_matrix), into
+/// c.coopMatrixSizes.
+inline void queryCoopMatrixShapes(Context &c) {
+  auto get =
+      reinterpret_cast<coopmat::GetProperties>(c.vk.vkGetInstanceProcAddr(
+          c.instance, "vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR"));
+  uint32_t count = 0;
+  if (!get || get(c.physical, &count, nullptr) != VK_SUCCESS)
+    return;
+  std::vector<coopmat::Properties> shapes(count);
+  if (get(c.physical, &count, shapes.data()) != VK_SUCCESS)
+    return;
+  for (const coopmat::Properties &p : shapes)
+    if (p.MSize == p.NSize && p.NSize == p.KSize &&
+        p.AType == coopmat::kFloat16 && p.BType == coopmat::kFloat16 &&
+        p.CType == coopmat::kFloat32 && p.ResultType == coopmat::kFloat32 &&
+        p.scope == coopmat::kSubgroupScope)
+      c.coopMatrixSizes.push_back(p.MSize);
 }
 
 /// The device's properties and the subgroup sizes it runs; an error for a
@@ -418,12 +471,26 @@ inline void adoptDevice(Context &c, const ExternalDevice &d) {
   if (c.properties.apiVersion >= VK_API_VERSION_1_3) {
     VkPhysicalDeviceVulkan13Features v13{
         VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES};
+    // Only a structure of an extension the device has may be chained.
+    uint32_t extensionCount = 0;
+    vk.vkEnumerateDeviceExtensionProperties(c.physical, nullptr,
+                                            &extensionCount, nullptr);
+    std::vector<VkExtensionProperties> extensions(extensionCount);
+    vk.vkEnumerateDeviceExtensionProperties(c.physical, nullptr,
+                                            &extensionCount, extensions.data());
+    coopmat::Features coop;
+    if (hasExtension(extensions, coopmat::kExtension))
+      v13.pNext = &coop;
     VkPhysicalDeviceFeatures2 features{
         VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
     features.pNext = &v13;
     vk.vkGetPhysicalDeviceFeatures2(c.physical, &features);
     c.subgroupSizeControl = v13.subgroupSizeControl;
     c.fullSubgroups = v13.computeFullSubgroups;
+    // The caller enabled it if its kernels need it (docs/vulkan.md).
+    c.cooperativeMatrix = coop.cooperativeMatrix;
+    if (c.cooperativeMatrix)
+      queryCoopMatrixShapes(c);
   }
   makeCommands(c);
 }
@@ -511,7 +578,19 @@ inline void createContext(Context &c) {
     *tail = &atomicFloat;
     tail = &atomicFloat.pNext;
   }
+  // Cooperative matrices are SPIR-V 1.6: Vulkan 1.3 devices only.
+  coopmat::Features coop;
+  bool coopExtension =
+      v13Device && hasExtension(extensions, coopmat::kExtension);
+  if (coopExtension) {
+    enabled.push_back(coopmat::kExtension);
+    *tail = &coop;
+    tail = &coop.pNext;
+  }
   vk.vkGetPhysicalDeviceFeatures2(c.physical, &features);
+  c.cooperativeMatrix = coopExtension && coop.cooperativeMatrix;
+  if (c.cooperativeMatrix)
+    queryCoopMatrixShapes(c);
   c.subgroupSizeControl = v13Device && v13.subgroupSizeControl;
   c.fullSubgroups = v13Device && v13.computeFullSubgroups;
   // Every supported feature stays enabled (the kernels' SPIR-V declares
@@ -791,10 +870,12 @@ class Kernel {
 public:
   Kernel(const void *spirv, size_t spirvSize, const char *entry,
          uint32_t bindings, const uint32_t *block, uint32_t pushWords,
-         uint32_t threads, uint32_t subgroupSize, bool paramsBuffer)
+         uint32_t threads, uint32_t subgroupSize, bool paramsBuffer,
+         uint32_t coopMatrixSize = 0)
       : spirv(spirv), spirvSize(spirvSize), entry(entry), bindings(bindings),
         block(block), pushWords(pushWords), threads(threads),
-        subgroupSize(subgroupSize), paramsBuffer(paramsBuffer) {}
+        subgroupSize(subgroupSize), coopMatrixSize(coopMatrixSize),
+        paramsBuffer(paramsBuffer) {}
   Kernel(const Kernel &) = delete;
   Kernel &operator=(const Kernel &) = delete;
 
@@ -956,6 +1037,8 @@ private:
   uint32_t bindings;
   const uint32_t *block; // the ABI's word of each push-constant word
   uint32_t pushWords, threads, subgroupSize;
+  /// The side of the f16 cooperative matrices it multiplies on (0: none).
+  uint32_t coopMatrixSize;
   bool paramsBuffer;   // the words come in a storage buffer, not push constants
   Allocation params;   // that buffer (written by vkCmdUpdateBuffer)
   bool pushed = false; // descriptors pushed (VK_KHR_push_descriptor)
@@ -1029,6 +1112,29 @@ private:
                        std::to_string(c.subgroup.subgroupSize) +
                        " and cannot be asked for another; recompile with "
                        "the -arch of this device");
+    if (coopMatrixSize) {
+      std::string shape = std::to_string(coopMatrixSize);
+      shape += "x" + shape + "x" + shape;
+      if (!c.cooperativeMatrix)
+        return error(kernel, "compiled for f16 cooperative matrices (tlc "
+                             "-arch=...), but " +
+                                 std::string(c.properties.deviceName) +
+                                 " has no VK_KHR_cooperative_matrix" +
+                                 (c.ownsDevice ? ""
+                                               : " enabled on the device "
+                                                 "given to useDevice") +
+                                 "; recompile with an -arch without them");
+      bool listed = false;
+      for (uint32_t size : c.coopMatrixSizes)
+        listed |= size == coopMatrixSize;
+      if (!listed)
+        return error(kernel, "compiled for " + shape +
+                                 " f16 x f16 + f32 cooperative matrices "
+                                 "(tlc -arch=...), which " +
+                                 c.properties.deviceName +
+                                 " does not list; recompile with the -arch "
+                                 "of this device");
+    }
     uint32_t sets = bindings + (paramsBuffer ? 1 : 0);
     // (Drivers need not check: lavapipe crashes past its 32.)
     uint32_t bufferLimit =

@@ -147,11 +147,12 @@ StubFiles emitHipStub(const GpuKernelInfo &info,
 /// into the ABI's words (nullptr: unknown, e.g. no/// binary); a stub that
 /// would fill another number has an #error. `paramsBuffer`: the kernel reads
 /// them from a storage buffer at the binding after the tensors instead of push
-/// constants.
+/// constants. `coopMatrixSize`: the kernel multiplies f16 on square
+/// cooperative matrices of this side, which the device must offer (0: none).
 StubFiles emitVulkanStub(const GpuKernelInfo &info,
                          const StubPlacement &placement, int64_t subgroupSize,
                          const std::vector<int32_t> *pushWords,
-                         bool paramsBuffer);
+                         bool paramsBuffer, int64_t coopMatrixSize);
 
 /// Generates the Metal launch stub: the same API and the same kernel ABI
 /// as Vulkan's (tensor t at [[buffer(t)]], the push-constant words after

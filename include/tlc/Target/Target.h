@@ -92,6 +92,10 @@ struct CompiledModule {
   /// Vulkan kernels whose words come in a storage buffer, not push
   /// constants (tile.vulkan_params_buffer).
   llvm::StringSet<> paramsBuffers;
+  /// Vulkan: the side of the square f16 cooperative matrices (a
+  /// VK_KHR_cooperative_matrix shape the device must have) each kernel
+  /// multiplies on, by entry point; absent for kernels without them.
+  llvm::StringMap<int64_t> coopMatrixSizes;
   /// CPU kernels with a whole-range task entry (tlc_tasks_NAME,
   /// tile.cpu_task_entry), by kernel name.
   llvm::StringSet<> cpuTaskEntries;

@@ -112,10 +112,10 @@ mlir::Attribute SPIRVBasedTarget::describe(mlir::MLIRContext &ctx) const {
   ctx.getOrLoadDialect<tile::TileDialect>();
   // 4-byte vectors: SPIR-V's logical addressing has no vector access to a
   // scalar array, so the kernels load element by element.
-  return tile::TargetAttr::get(&ctx, name(), chosen->name, chosen->subgroupSize,
-                               chosen->workgroupBytes,
-                               /*maxThreads=*/1024, /*maxRegisters=*/255,
-                               /*vectorBytes=*/4, /*asyncCopy=*/false, "");
+  return tile::TargetAttr::get(
+      &ctx, name(), chosen->name, chosen->subgroupSize, chosen->workgroupBytes,
+      /*maxThreads=*/1024, /*maxRegisters=*/255,
+      /*vectorBytes=*/4, /*asyncCopy=*/false, chosen->mma);
 }
 
 void SPIRVBasedTarget::buildTilePipeline(mlir::OpPassManager &pm) const {
@@ -162,6 +162,11 @@ SPIRVBasedTarget::compile(mlir::ModuleOp module, EmitKind kind,
           words.asArrayRef().begin(), words.asArrayRef().end());
     if (func->hasAttr(tile::attr::kVulkanParamsBuffer))
       compiled.paramsBuffers.insert(func.getName());
+    func.walk([&](mlir::spirv::KHRCooperativeMatrixMulAddOp mma) {
+      compiled.coopMatrixSizes[func.getName()] =
+          llvm::cast<mlir::spirv::CooperativeMatrixType>(mma.getType())
+              .getRows();
+    });
   });
   llvm::raw_string_ostream os(compiled.bytes);
   if (kind == EmitKind::GPU) {

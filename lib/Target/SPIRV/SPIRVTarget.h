@@ -24,6 +24,8 @@ struct ShaderProfile {
   int64_t subgroupSize;
   int64_t workgroupBytes;
   const char *devices;
+  /// The MMA kind gemms of f16 use (#tile.target's `mma`; empty: FMAs).
+  const char *mma = "";
 };
 
 /// The binary of a copy of `module` that holds only the kernel `entry` and

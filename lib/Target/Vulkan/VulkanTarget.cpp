@@ -5,8 +5,9 @@
 // tlc/Runtime/tlc_vulkan.h.
 //
 // -arch names a device profile: the subgroup size the kernels are written
-// for (the stub requires it from the device) and the workgroup memory they
-// may use.
+// for (the stub requires it from the device), the workgroup memory they
+// may use and the cooperative-matrix shape f16 gemms use (the stub requires
+// VK_KHR_cooperative_matrix with that shape from the device).
 //
 //===----------------------------------------------------------------------===//
 #include "VulkanTarget.h"
@@ -24,9 +25,15 @@ const ShaderProfile kProfiles[] = {
     {"generic", 32, 32768,
      "any Vulkan 1.2 device with 32-wide subgroups (NVIDIA, AMD RDNA, "
      "Intel Xe, Apple through MoltenVK)"},
-    {"nvidia", 32, 49152, "NVIDIA GPUs"},
+    {"nvidia", 32, 49152,
+     "NVIDIA GPUs (f16 gemms on 16x16x16 cooperative matrices)",
+     "coopmat_16x16x16_sg32"},
     {"amd", 64, 65536, "AMD GCN/CDNA, RDNA in wave64"},
     {"lavapipe", 8, 32768, "Mesa's lavapipe (llvmpipe, 256-bit vectors)"},
+    {"lavapipe-coopmat", 8, 32768,
+     "Mesa's lavapipe with VK_KHR_cooperative_matrix (Mesa 26; f16 gemms "
+     "on 8x8x8 cooperative matrices)",
+     "coopmat_8x8x8_sg8"},
 };
 
 class VulkanTarget : public SPIRVBasedTarget {
@@ -49,7 +56,8 @@ protected:
                            const CompiledModule &compiled) const override {
     return emitVulkanStub(info, placement, profile().subgroupSize,
                           pushWordsOf(compiled, info.entryName),
-                          compiled.paramsBuffers.contains(info.entryName));
+                          compiled.paramsBuffers.contains(info.entryName),
+                          compiled.coopMatrixSizes.lookup(info.entryName));
   }
 
   /// -emit=spirv writes the whole module; the stubs embed one module per

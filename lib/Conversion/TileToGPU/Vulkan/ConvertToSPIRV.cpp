@@ -6,7 +6,8 @@
 // tile-vulkan-prepare-spirv has run, use gpu, scf, arith, math, memref and
 // a few vector ops; this pass expands erf (GLSL has none) and bf16
 // conversions (SPIR-V has no bf16: the data is carried as i16), converts
-// them all in one conversion with upstream's patterns, and the gpu.module
+// them all in one conversion with upstream's patterns (gpu.subgroup_mma_*
+// ops become KHR cooperative-matrix ops), and the gpu.module
 // becomes the spirv.module.
 //
 //===----------------------------------------------------------------------===//
@@ -221,9 +222,12 @@ struct TileVulkanConvertToSPIRV
       // Narrow types are native (Int8, Int16, Float16).
       options.emulateLT32BitScalarTypes = false;
       SPIRVTypeConverter typeConverter(env, options);
+      populateMMAToSPIRVCoopMatrixTypeConversion(typeConverter);
       RewritePatternSet patterns(ctx);
       ScfToSPIRVContext scfContext;
       populateGPUToSPIRVPatterns(typeConverter, patterns);
+      populateGpuWMMAToSPIRVCoopMatrixKHRConversionPatterns(typeConverter,
+                                                            patterns);
       populateSCFToSPIRVPatterns(typeConverter, scfContext, patterns);
       arith::populateArithToSPIRVPatterns(typeConverter, patterns);
       populateMathToSPIRVPatterns(typeConverter, patterns);

@@ -41,6 +41,7 @@
 
 #include "llvm/ADT/MapVector.h"
 
+#include <limits>
 #include <map>
 
 namespace tlc {
@@ -106,8 +107,16 @@ private:
   OpBuilder b;
   llvm::DenseMap<Value, FlatView> views;
   SmallVector<Operation *> dead;
-  /// One workgroup array per element type, with its length so far.
-  llvm::MapVector<Type, std::pair<memref::AllocOp, int64_t>> workgroup;
+  /// One workgroup array per element type: the elements [first, end) of
+  /// the shared bytes seen as that type that the kernel's views cover, and
+  /// the views' start constants (element indices, made relative to `first`
+  /// once every view is known).
+  struct WorkgroupArray {
+    memref::AllocOp alloc;
+    int64_t first = std::numeric_limits<int64_t>::max(), end = 0;
+    SmallVector<arith::ConstantIndexOp> starts;
+  };
+  llvm::MapVector<Type, WorkgroupArray> workgroup;
   /// The kernel's arguments before the rewrite (the first ones).
   unsigned originalArgs = 0;
 
@@ -283,11 +292,16 @@ private:
   }
 
   /// The workgroup array for `type` (created at the kernel's start), made
-  /// long enough for `end` elements.
-  Value workgroupArray(Type elementType, int64_t end) {
+  /// to hold the elements [start, end) of the shared bytes; `startIndex`
+  /// (the constant `start`) is rebased with the array.
+  Value workgroupArray(Type elementType, int64_t start, int64_t end,
+                       arith::ConstantIndexOp startIndex) {
     Type type = storageType(elementType);
-    auto &[alloc, length] = workgroup[type];
-    length = std::max(length, end);
+    WorkgroupArray &array = workgroup[type];
+    array.first = std::min(array.first, start);
+    array.end = std::max(array.end, end);
+    array.starts.push_back(startIndex);
+    auto &alloc = array.alloc;
     if (!alloc) {
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(&func.getBody().front());
@@ -302,8 +316,13 @@ private:
 
   LogicalResult checkWorkgroupBytes() {
     int64_t bytes = 0;
-    for (auto &[type, entry] : workgroup) {
-      auto &[alloc, length] = entry;
+    for (auto &[type, array] : workgroup) {
+      // Each type's array holds its own tiles only: the shared bytes before
+      // its first tile (other types' tiles) are not repeated in it.
+      for (arith::ConstantIndexOp start : array.starts)
+        start.setValueAttr(b.getIndexAttr(start.value() - array.first));
+      auto &alloc = array.alloc;
+      int64_t length = array.end - array.first;
       auto memrefType = alloc.getType();
       alloc.getResult().setType(MemRefType::get({length}, type,
                                                 MemRefLayoutAttrInterface(),
@@ -353,9 +372,10 @@ private:
           !type.hasStaticShape() || !shift || *shift % elementBytes)
         return op->emitError("tile-vulkan-prepare-spirv: unsupported view");
       int64_t start = *shift / elementBytes;
-      Value root =
-          workgroupArray(type.getElementType(), start + type.getNumElements());
-      FlatView view{root, index(loc, start), {}, {}, index(loc, start)};
+      auto startIndex = arith::ConstantIndexOp::create(b, loc, start);
+      Value root = workgroupArray(type.getElementType(), start,
+                                  start + type.getNumElements(), startIndex);
+      FlatView view{root, startIndex, {}, {}, startIndex};
       staticLayout(loc, type, view);
       views[viewOp] = view;
       dead.push_back(op);
@@ -520,6 +540,32 @@ private:
       dead.push_back(op);
       return success();
     }
+    // Cooperative matrices load from and store to rows of a view whose
+    // column stride is 1: the row stride is the op's leadDimension.
+    if (auto load = llvm::dyn_cast<gpu::SubgroupMmaLoadMatrixOp>(op)) {
+      const FlatView *view = lookup(load.getSrcMemref());
+      if (!view)
+        return success();
+      Value at = linear(loc, *view, load.getIndices());
+      load.replaceAllUsesWith(gpu::SubgroupMmaLoadMatrixOp::create(
+                                  b, loc, load.getType(), view->root,
+                                  ValueRange{at}, load.getLeadDimensionAttr(),
+                                  load.getTransposeAttr())
+                                  .getResult());
+      dead.push_back(op);
+      return success();
+    }
+    if (auto store = llvm::dyn_cast<gpu::SubgroupMmaStoreMatrixOp>(op)) {
+      const FlatView *view = lookup(store.getDstMemref());
+      if (!view)
+        return success();
+      Value at = linear(loc, *view, store.getIndices());
+      gpu::SubgroupMmaStoreMatrixOp::create(
+          b, loc, store.getSrc(), view->root, ValueRange{at},
+          store.getLeadDimensionAttr(), store.getTransposeAttr());
+      dead.push_back(op);
+      return success();
+    }
     // Anything else that reads a view would see the old memref.
     for (Value operand : op->getOperands())
       if (lookup(operand))
@@ -552,8 +598,18 @@ spirv::TargetEnvAttr targetEnvironment(MLIRContext *ctx,
                       Extension::SPV_KHR_16bit_storage,
                       Extension::SPV_KHR_8bit_storage,
                       Extension::SPV_EXT_shader_atomic_float_add};
+  SmallVector<Capability> capabilities(std::begin(caps), std::end(caps));
+  SmallVector<Extension> extensions(std::begin(exts), std::end(exts));
+  // Profiles with cooperative matrices (#tile.target's mma) are Vulkan 1.3
+  // devices: MLIR's KHR cooperative-matrix ops need SPIR-V 1.6.
+  spirv::Version version = spirv::Version::V_1_5;
+  if (!target.getMma().empty()) {
+    capabilities.push_back(Capability::CooperativeMatrixKHR);
+    extensions.push_back(Extension::SPV_KHR_cooperative_matrix);
+    version = spirv::Version::V_1_6;
+  }
   auto triple =
-      spirv::VerCapExtAttr::get(spirv::Version::V_1_5, caps, exts, ctx);
+      spirv::VerCapExtAttr::get(version, capabilities, extensions, ctx);
   auto limits = spirv::ResourceLimitsAttr::get(
       ctx, /*max_compute_shared_memory_size=*/target.getMaxSharedBytes(),
       /*max_compute_workgroup_invocations=*/target.getMaxThreads(),

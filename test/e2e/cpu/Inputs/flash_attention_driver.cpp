@@ -4,7 +4,8 @@
 // output L = log(sum_j exp(q . k_j / sqrt(D))) per query row, against a
 // double reference. Build flags must match the kernel's compile-time
 // parameters:
-//   -DTLC_T_BF16   for -D T=bf16 (default f32, -D T=f32)
+//   -DTLC_T_BF16   for -D T=bf16, -DTLC_T_F16 for -D T=f16 (default f32,
+//                  -D T=f32)
 //   -DCAUSAL=1     for -D Causal=true
 //   -DHEAD_DIM=64  for -D D=64
 #include "check.h"
@@ -13,7 +14,9 @@
 #include <algorithm>
 #include <tuple>
 
-#ifdef TLC_T_BF16
+#if defined(TLC_T_F16)
+using T = check::half_t;
+#elif defined(TLC_T_BF16)
 using T = check::bfloat16_t;
 #else
 using T = float;
