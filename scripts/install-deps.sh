@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Installs the Debian 12 packages tlc needs; does nothing when all are present.
-# Non-interactive and idempotent; needs root (or sudo) only if something is
-# missing. Then the lavapipe with cooperative matrices of the Vulkan tests
-# (scripts/install-lavapipe-coopmat.sh, no root; TLC_LAVAPIPE_COOPMAT=0
-# skips it).
+# Installs the Debian 12 packages tlc needs (nothing when all are present),
+# then the lavapipe with cooperative matrices of the Vulkan tests
+# (scripts/install-lavapipe-coopmat.sh: a download the first time, no root;
+# TLC_LAVAPIPE_COOPMAT=0 skips it). Non-interactive and idempotent; needs
+# root (or sudo) only if a package is missing.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 

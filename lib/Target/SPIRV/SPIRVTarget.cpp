@@ -2,7 +2,8 @@
 //
 // The tile IR becomes gpu.func kernels like on every GPU (the shared
 // tile-to-gpu pipeline, with the target's #tile.target: no asynchronous
-// copies, no matrix instructions yet); tile-vulkan-prepare-spirv rewrites
+// copies; cooperative matrices where the profile names a kind);
+// tile-vulkan-prepare-spirv rewrites
 // them into the shader ABI and flat memory, tile-vulkan-convert-to-spirv
 // makes the spirv.module, upstream's spirv-lower-abi-attrs and
 // spirv-update-vce finish it and MLIR's serializer writes the binary.
@@ -79,6 +80,14 @@ bool tlc::serializeEntry(mlir::spirv::ModuleOp module, llvm::StringRef entry,
     for (mlir::Operation *op : unused)
       op->erase();
   }
+  // The kernel's own version, capabilities and extensions: another kernel's
+  // cooperative matrices must not make it a SPIR-V 1.6 module that needs
+  // VK_KHR_cooperative_matrix (its stub does not ask the device for them).
+  mlir::PassManager pm(copy->getContext(),
+                       mlir::spirv::ModuleOp::getOperationName());
+  pm.addPass(mlir::spirv::createSPIRVUpdateVCEPass());
+  if (mlir::failed(pm.run(*copy)))
+    return false;
   llvm::SmallVector<uint32_t, 0> binary;
   if (mlir::failed(mlir::spirv::serialize(*copy, binary)))
     return false;
@@ -91,7 +100,8 @@ std::string SPIRVBasedTarget::archHelp() const {
   for (const ShaderProfile &p : profiles)
     help += std::string(help.empty() ? "" : ", ") + p.name +
             (p.name == defaultArch() ? " (default)" : "");
-  return help + " (a device profile: subgroup size and workgroup memory)";
+  return help + " (a device profile: subgroup size, workgroup memory, "
+                "cooperative matrices)";
 }
 
 llvm::Error SPIRVBasedTarget::setArch(llvm::StringRef arch) {

@@ -291,6 +291,35 @@ private:
     return at;
   }
 
+  /// The value of an index computed from constants by add() and mul().
+  static std::optional<int64_t> constantIndex(Value v) {
+    if (auto c = getConstantIntValue(v))
+      return c;
+    Operation *op = v.getDefiningOp();
+    if (!op || !llvm::isa<arith::AddIOp, arith::MulIOp>(op))
+      return std::nullopt;
+    auto x = constantIndex(op->getOperand(0)),
+         y = constantIndex(op->getOperand(1));
+    if (!x || !y)
+      return std::nullopt;
+    return llvm::isa<arith::AddIOp>(op) ? *x + *y : *x * *y;
+  }
+
+  /// A cooperative matrix's rows are `lead` elements apart in the flat
+  /// array: the view's rows must be (a static stride) and its columns
+  /// adjacent (rank 1: the op's own stride).
+  LogicalResult checkLeadDimension(Operation *op, const FlatView &view,
+                                   const llvm::APInt &lead) {
+    auto stride = [&](size_t d) { return constantIndex(view.strides[d]); };
+    size_t rank = view.strides.size();
+    if (rank == 1 ||
+        (rank == 2 && stride(1) == 1 && stride(0) == lead.getSExtValue()))
+      return success();
+    return op->emitError("tile-vulkan-prepare-spirv: a cooperative matrix "
+                         "access whose rows are not leadDimension elements "
+                         "apart in its view");
+  }
+
   /// The workgroup array for `type` (created at the kernel's start), made
   /// to hold the elements [start, end) of the shared bytes; `startIndex`
   /// (the constant `start`) is rebased with the array.
@@ -546,6 +575,8 @@ private:
       const FlatView *view = lookup(load.getSrcMemref());
       if (!view)
         return success();
+      if (failed(checkLeadDimension(op, *view, load.getLeadDimension())))
+        return failure();
       Value at = linear(loc, *view, load.getIndices());
       load.replaceAllUsesWith(gpu::SubgroupMmaLoadMatrixOp::create(
                                   b, loc, load.getType(), view->root,
@@ -559,6 +590,8 @@ private:
       const FlatView *view = lookup(store.getDstMemref());
       if (!view)
         return success();
+      if (failed(checkLeadDimension(op, *view, store.getLeadDimension())))
+        return failure();
       Value at = linear(loc, *view, store.getIndices());
       gpu::SubgroupMmaStoreMatrixOp::create(
           b, loc, store.getSrc(), view->root, ValueRange{at},

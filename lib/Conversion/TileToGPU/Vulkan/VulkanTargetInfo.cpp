@@ -141,11 +141,13 @@ LogicalResult lowerCoopMatrix(KernelLowering &k, tile::GemmOp op,
   Value tileStart = arith::MulIOp::create(b, loc, group, c(T * T));
   Value laneStart = arith::AddIOp::create(
       b, loc, tileStart,
-      arith::MulIOp::create(b, loc, lane, c(E))); // row * T + group * E
+      arith::MulIOp::create(b, loc, lane, c(E))); // row * T + columns * E
 
   auto slots = cf->layout.slotsByOffset();
   auto slotOf = [&](int64_t mt, int64_t nt, int64_t e) {
-    return slots.lookup({mt * T, nt * T + e});
+    auto it = slots.find({mt * T, nt * T + e});
+    assert(it != slots.end() && "the accumulator layout has every element");
+    return it->second;
   };
   auto accType = gpu::MMAMatrixType::get({T, T}, b.getF32Type(), "COp");
   auto aType = gpu::MMAMatrixType::get({T, T}, elem, "AOp");
