@@ -80,14 +80,28 @@ bool tlc::serializeEntry(mlir::spirv::ModuleOp module, llvm::StringRef entry,
     for (mlir::Operation *op : unused)
       op->erase();
   }
-  // The kernel's own version, capabilities and extensions: another kernel's
-  // cooperative matrices must not make it a SPIR-V 1.6 module that needs
+  // The kernel's own capabilities and extensions: another kernel's
+  // cooperative matrices must not make it a module that needs
   // VK_KHR_cooperative_matrix (its stub does not ask the device for them).
+  // The version stays the module's, at most 1.5 unless the kernel itself
+  // needs 1.6: the entry points list their interface variables the way
+  // that version wants (1.4 and later: push constants and buffers too).
+  mlir::spirv::VerCapExtAttr moduleTriple = module.getVceTripleAttr();
   mlir::PassManager pm(copy->getContext(),
                        mlir::spirv::ModuleOp::getOperationName());
   pm.addPass(mlir::spirv::createSPIRVUpdateVCEPass());
   if (mlir::failed(pm.run(*copy)))
     return false;
+  if (mlir::spirv::VerCapExtAttr own = copy->getVceTripleAttr();
+      own && moduleTriple) {
+    auto version =
+        std::max(own.getVersion(), std::min(moduleTriple.getVersion(),
+                                            mlir::spirv::Version::V_1_5));
+    copy->setVceTripleAttr(mlir::spirv::VerCapExtAttr::get(
+        mlir::Builder(copy->getContext())
+            .getI32IntegerAttr(static_cast<uint32_t>(version)),
+        own.getCapabilitiesAttr(), own.getExtensionsAttr()));
+  }
   llvm::SmallVector<uint32_t, 0> binary;
   if (mlir::failed(mlir::spirv::serialize(*copy, binary)))
     return false;
