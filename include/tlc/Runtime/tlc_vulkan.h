@@ -278,6 +278,18 @@ template <typename F> bool resolve(Context &c, F &fn, const char *symbol) {
   return fn != nullptr;
 }
 
+/// The extensions of the context's physical device.
+inline std::vector<VkExtensionProperties> deviceExtensions(Context &c) {
+  uint32_t count = 0;
+  c.vk.vkEnumerateDeviceExtensionProperties(c.physical, nullptr, &count,
+                                            nullptr);
+  std::vector<VkExtensionProperties> extensions(count);
+  c.vk.vkEnumerateDeviceExtensionProperties(c.physical, nullptr, &count,
+                                            extensions.data());
+  extensions.resize(count);
+  return extensions;
+}
+
 inline bool hasExtension(const std::vector<VkExtensionProperties> &all,
                          const char *name) {
   for (const VkExtensionProperties &e : all)
@@ -472,12 +484,7 @@ inline void adoptDevice(Context &c, const ExternalDevice &d) {
     VkPhysicalDeviceVulkan13Features v13{
         VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES};
     // Only a structure of an extension the device has may be chained.
-    uint32_t extensionCount = 0;
-    vk.vkEnumerateDeviceExtensionProperties(c.physical, nullptr,
-                                            &extensionCount, nullptr);
-    std::vector<VkExtensionProperties> extensions(extensionCount);
-    vk.vkEnumerateDeviceExtensionProperties(c.physical, nullptr,
-                                            &extensionCount, extensions.data());
+    std::vector<VkExtensionProperties> extensions = deviceExtensions(c);
     coopmat::Features coop;
     if (hasExtension(extensions, coopmat::kExtension))
       v13.pNext = &coop;
@@ -554,12 +561,7 @@ inline void createContext(Context &c) {
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES};
   VkPhysicalDeviceFeatures2 features{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
-  uint32_t extensionCount = 0;
-  vk.vkEnumerateDeviceExtensionProperties(c.physical, nullptr, &extensionCount,
-                                          nullptr);
-  std::vector<VkExtensionProperties> extensions(extensionCount);
-  vk.vkEnumerateDeviceExtensionProperties(c.physical, nullptr, &extensionCount,
-                                          extensions.data());
+  std::vector<VkExtensionProperties> extensions = deviceExtensions(c);
   std::vector<const char *> enabled;
   bool v13Device = c.properties.apiVersion >= VK_API_VERSION_1_3;
   features.pNext = &v11;
